@@ -1,0 +1,147 @@
+// The instrumentation callbacks. Kernel translation units are compiled with
+// -fsanitize-coverage=func,trace-loads,trace-stores, so clang calls one of these before every
+// load and store the kernel makes. Each access is classified by its address:
+//
+//   global    inside an array allocated with cudaMalloc/cudaMallocPitch (counted per array);
+//             within an array's red zone it is out of bounds and is stopped before it happens
+//   constant  inside the linker section holding every __constant__ variable
+//   local     on the running fiber's stack
+//   shared    in the executable's static TLS block, where __shared__ variables live
+//   host      anything else (counted, not judged)
+#include <cstdint>
+#include <string>
+
+#include "execution.hpp"
+
+namespace halo::cpu {
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// `N[-2]`, `P[1024]`, or for images `in[row 3][col 130]`.
+std::string element_name(const Region& r, uintptr_t a) {
+  int64_t off = int64_t(a) - int64_t(r.lo);
+  if (r.is_image()) {
+    int64_t row = floor_div(off, int64_t(r.pitch));
+    int64_t col = floor_div(off - row * int64_t(r.pitch), int64_t(r.element_size));
+    return r.name + "[row " + std::to_string(row) + "][col " + std::to_string(col) + "]";
+  }
+  return r.name + "[" + std::to_string(floor_div(off, int64_t(r.element_size))) + "]";
+}
+
+std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
+  size_t count = (r.hi - r.lo) / r.element_size;
+  std::string what = std::string(store ? "write to " : "read of ") + element_name(r, a) + ", outside " + r.name;
+  if (r.is_image()) {
+    what += " (" + std::to_string(r.row_bytes / r.element_size) + " x " + std::to_string(r.height) + " image)";
+  } else {
+    what += "[0.." + std::to_string(count ? count - 1 : 0) + "] (" + std::to_string(count) + " elements)";
+  }
+  bool before = a < r.lo;
+  if (r.read_only && !store)
+    what += before ? ": a ghost cell before the first element; a kernel must skip ghost cells, not load them"
+                   : ": a ghost cell past the last element; a kernel must skip ghost cells, not load them";
+  else
+    what += before ? ": before the first element" : ": past the end of " + r.name;
+  return what;
+}
+
+std::string padding_message(const Region& r, uintptr_t a, bool store) {
+  size_t width = r.row_bytes / r.element_size, pitch = r.pitch / r.element_size;
+  return std::string(store ? "write to " : "read of ") + element_name(r, a) +
+         ": that column is pitch padding (width " + std::to_string(width) + ", pitch " + std::to_string(pitch) +
+         " elements); guard columns with the width, never the pitch";
+}
+
+[[noreturn]] void refuse(Worker& w, DiagnosticKind kind, std::string what, const void* pc) {
+  raise_diagnostic(w, kind, std::move(what), pc);
+  stop_current_thread();
+}
+
+inline void on_access(const void* p, unsigned size, bool store, const void* pc) {
+  Worker* w = tls_worker;
+  if (!w) return;
+  const Launch& L = *w->launch;
+  LaunchRecord& R = *L.record;
+  const size_t b = w->block_linear;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+
+  for (size_t k = 0; k < L.regions.size(); ++k) {
+    const Region& r = L.regions[k];
+    if (a - r.zone_lo >= r.zone_hi - r.zone_lo) continue;
+    if (a < r.lo || a + size > r.hi) refuse(*w, DiagnosticKind::out_of_bounds, out_of_bounds_message(r, a, store), pc);
+    if (r.is_image() && (a - r.lo) % r.pitch + size > r.row_bytes)
+      refuse(*w, DiagnosticKind::pitch_padding, padding_message(r, a, store), pc);
+    if (store && r.read_only)
+      refuse(*w, DiagnosticKind::write_to_input,
+             "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)", pc);
+    ArrayTraffic& t = R.arrays[k];
+    if (store) {
+      Traffic& c = t.block_stores[b];
+      c.accesses += 1;
+      c.bytes += size;
+    } else {
+      Traffic& c = t.block_loads[b];
+      c.accesses += 1;
+      c.bytes += size;
+      if (L.per_thread) {
+        uint32_t elements = size >= r.element_size ? uint32_t(size / r.element_size) : 1u;
+        t.thread_loads[b * L.threads_per_block() + w->thread_linear] += elements;
+      }
+    }
+    Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(Space::global)][b];
+    s.accesses += 1;
+    s.bytes += size;
+    return;
+  }
+
+  Space space = Space::host;
+  if (a - L.constant_lo < L.constant_hi - L.constant_lo) space = Space::constant;
+  else if (a - w->stack_lo < w->stack_hi - w->stack_lo) space = Space::local;
+  else if (a - w->tls_lo < w->tls_hi - w->tls_lo) space = Space::shared;
+  Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(space)][b];
+  s.accesses += 1;
+  s.bytes += size;
+}
+
+}  // namespace
+
+void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc) {
+  Launch& L = *w.launch;
+  const uint64_t order = w.block_linear * L.threads_per_block() + w.thread_linear;
+  std::lock_guard lock(L.diagnostics_mutex);
+  LaunchRecord& R = *L.record;
+  uint64_t& n = R.counts[int(kind)];
+  Diagnostic& first = R.first[int(kind)];
+  if (n++ == 0 || order < first.order) {
+    first.kind = kind;
+    first.block = w.block_idx;
+    first.thread = w.thread_idx;
+    first.order = order;
+    first.pc = pc;
+    first.what = std::move(what);
+  }
+}
+
+}  // namespace halo::cpu
+
+// clang's names and signatures (see SanitizerCoverage); the argument is the address about to
+// be accessed, the return address points just after the call, inside the kernel's code.
+#define HALO_ACCESS_CALLBACK(kind, bytes, type, is_store)                                  \
+  extern "C" void __sanitizer_cov_##kind##bytes(type* p) {                                 \
+    halo::cpu::on_access(p, bytes, is_store, __builtin_return_address(0));                 \
+  }
+HALO_ACCESS_CALLBACK(load, 1, uint8_t, false)
+HALO_ACCESS_CALLBACK(load, 2, uint16_t, false)
+HALO_ACCESS_CALLBACK(load, 4, uint32_t, false)
+HALO_ACCESS_CALLBACK(load, 8, uint64_t, false)
+HALO_ACCESS_CALLBACK(load, 16, __int128, false)
+HALO_ACCESS_CALLBACK(store, 1, uint8_t, true)
+HALO_ACCESS_CALLBACK(store, 2, uint16_t, true)
+HALO_ACCESS_CALLBACK(store, 4, uint32_t, true)
+HALO_ACCESS_CALLBACK(store, 8, uint64_t, true)
+HALO_ACCESS_CALLBACK(store, 16, __int128, true)
+
+// -fsanitize-coverage=func also asks for these; Halo does not use edge coverage.
+extern "C" void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*) {}
+extern "C" void __sanitizer_cov_trace_pc_guard(uint32_t*) {}

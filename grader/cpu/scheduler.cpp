@@ -1,0 +1,291 @@
+// Runs a grid on the CPU: blocks are handed out to one worker per core; within a block each
+// CUDA thread is a fiber that runs until it finishes or reaches __syncthreads().
+//
+// A fiber gets a stack only when it starts and gives it back when it finishes, so a kernel
+// without barriers runs all its threads on one reused stack; a tiled kernel holds one stack
+// per thread of the block while they wait at the barrier.
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "execution.hpp"
+#include "halo/cpu/scheduler.hpp"
+
+// Linker-provided bounds of the section that holds every __constant__ variable.
+extern "C" char __start_halo_constant[] __attribute__((weak));
+extern "C" char __stop_halo_constant[] __attribute__((weak));
+
+namespace halo::cpu {
+constinit thread_local Worker* tls_worker = nullptr;
+
+namespace {
+
+constexpr size_t kStackBytes = 64 * 1024;
+const size_t kPageBytes = size_t(sysconf(_SC_PAGESIZE));
+
+LaunchRecord& record_storage() {
+  static LaunchRecord record;
+  return record;
+}
+bool per_thread_requested = false;
+
+// The executable's static TLS block of the calling thread: all `static thread_local`
+// variables of the kernel translation unit, i.e. all __shared__ memory, live inside it.
+void find_tls_block(uintptr_t& lo, uintptr_t& hi) {
+  struct Out { uintptr_t lo = 0, hi = 0; } out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        if (info->dlpi_name && info->dlpi_name[0] != '\0') return 0;  // the executable has no name here
+        for (int k = 0; k < info->dlpi_phnum; ++k) {
+          if (info->dlpi_phdr[k].p_type == PT_TLS && info->dlpi_tls_data) {
+            auto* o = static_cast<Out*>(data);
+            o->lo = reinterpret_cast<uintptr_t>(info->dlpi_tls_data);
+            o->hi = o->lo + info->dlpi_phdr[k].p_memsz;
+          }
+        }
+        return 1;
+      },
+      &out);
+  lo = out.lo;
+  hi = out.hi;
+}
+
+char* take_stack(Worker& w) {
+  if (!w.free_stacks.empty()) {
+    char* s = w.free_stacks.back();
+    w.free_stacks.pop_back();
+    return s;
+  }
+  // One guard page below each stack: a runaway recursion faults instead of corrupting a neighbour.
+  size_t bytes = kStackBytes + kPageBytes;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "halo: cannot allocate a fiber stack (%zu bytes)\n", bytes);
+    std::abort();
+  }
+  mprotect(p, kPageBytes, PROT_NONE);
+  char* s = static_cast<char*>(p);
+  w.all_stacks.push_back(s);
+  return s;
+}
+
+void release_stacks(Worker& w) {
+  for (char* s : w.all_stacks) munmap(s, kStackBytes + kPageBytes);
+  w.all_stacks.clear();
+  w.free_stacks.clear();
+}
+
+[[noreturn]] void yield_for_good(Yield why) {
+  Worker* w = tls_worker;
+  fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(why));
+  __builtin_unreachable();  // the scheduler never resumes a finished or stopped fiber
+}
+
+void fiber_entry(fctx::transfer_t from) {
+  Worker* w = static_cast<Worker*>(from.data);
+  w->scheduler = from.fctx;
+  w->launch->body();
+  yield_for_good(Yield::finished);
+}
+
+uint3 unflatten(size_t linear, dim3 shape) {
+  uint3 v;
+  v.x = unsigned(linear % shape.x);
+  v.y = unsigned((linear / shape.x) % shape.y);
+  v.z = unsigned(linear / (size_t(shape.x) * shape.y));
+  return v;
+}
+
+void resume(Worker& w, size_t t) {
+  FiberSlot& slot = w.slots[t];
+  w.current = &slot;
+  w.thread_linear = t;
+  w.thread_idx = unflatten(t, w.launch->block);
+  if (slot.state == FiberState::fresh) {
+    slot.stack = take_stack(w);
+    slot.context = fctx::make_fcontext(slot.stack + kPageBytes + kStackBytes, kStackBytes, fiber_entry);
+  }
+  w.stack_lo = reinterpret_cast<uintptr_t>(slot.stack + kPageBytes);
+  w.stack_hi = w.stack_lo + kStackBytes;
+  fctx::transfer_t back = fctx::jump_fcontext(slot.context, &w);
+  slot.context = back.fctx;
+  switch (static_cast<Yield>(reinterpret_cast<uintptr_t>(back.data))) {
+    case Yield::barrier:
+      slot.state = FiberState::at_barrier;
+      return;
+    case Yield::finished:
+      slot.state = FiberState::finished;
+      break;
+    case Yield::stopped:
+      slot.state = FiberState::stopped;
+      break;
+  }
+  w.free_stacks.push_back(slot.stack);
+  slot.stack = nullptr;
+  slot.context = nullptr;
+}
+
+void run_block(Worker& w, size_t b) {
+  Launch& L = *w.launch;
+  w.block_linear = b;
+  w.block_idx = unflatten(b, L.grid);
+  const size_t nt = L.threads_per_block();
+  for (auto& s : w.slots) s = FiberSlot{};
+  for (;;) {
+    for (size_t t = 0; t < nt; ++t) {
+      FiberState st = w.slots[t].state;
+      if (st == FiberState::fresh || st == FiberState::runnable) resume(w, t);
+    }
+    size_t waiting = 0, gone = 0;
+    int first_line = 0, other_line = 0;
+    for (auto& s : w.slots) {
+      if (s.state == FiberState::at_barrier) {
+        ++waiting;
+        if (!first_line) first_line = s.barrier_line;
+        else if (s.barrier_line != first_line) other_line = s.barrier_line;
+      } else {
+        ++gone;
+      }
+    }
+    if (waiting == 0) break;
+    if (gone > 0 || other_line) {
+      // Some threads left (or wait elsewhere) while others wait: on a GPU this is undefined
+      // behaviour. Report it, then let the waiting threads go on as current hardware does.
+      w.thread_idx = {};
+      std::string what = std::to_string(waiting) + " of " + std::to_string(nt) +
+                         " threads wait at __syncthreads() on line " + std::to_string(first_line);
+      if (other_line) what += " while others wait at the one on line " + std::to_string(other_line);
+      if (gone) what += " while " + std::to_string(gone) + " have already returned";
+      raise_diagnostic(w, DiagnosticKind::barrier_divergence, what, nullptr);
+    }
+    for (auto& s : w.slots)
+      if (s.state == FiberState::at_barrier) s.state = FiberState::runnable;
+  }
+}
+
+void run_worker(Launch* L) {
+  Worker w;
+  w.launch = L;
+  w.slots.resize(L->threads_per_block());
+  find_tls_block(w.tls_lo, w.tls_hi);
+  tls_worker = &w;
+  for (;;) {
+    size_t b = L->next_block.fetch_add(1, std::memory_order_relaxed);
+    if (b >= L->block_count()) break;
+    run_block(w, b);
+  }
+  tls_worker = nullptr;
+  release_stacks(w);
+}
+
+unsigned worker_count(size_t blocks) {
+  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("HALO_THREADS")) n = std::max(1, std::atoi(env));
+  return unsigned(std::min<size_t>(n, blocks));
+}
+
+cudaError_t check_configuration(dim3 grid, dim3 block) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
+    return cudaErrorInvalidConfiguration;
+  if (size_t(block.x) * block.y * block.z > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64)
+    return cudaErrorInvalidConfiguration;
+  if (grid.y > 65535 || grid.z > 65535) return cudaErrorInvalidConfiguration;
+  return cudaSuccess;
+}
+
+void reset_record(LaunchRecord& r, const Launch& L) {
+  r = LaunchRecord{};
+  r.valid = true;
+  r.grid = L.grid;
+  r.block = L.block;
+  const size_t nb = L.block_count();
+  for (const Region& reg : L.regions) {
+    ArrayTraffic a;
+    a.name = reg.name;
+    a.element_size = reg.element_size;
+    a.block_loads.assign(nb, {});
+    a.block_stores.assign(nb, {});
+    if (L.per_thread) a.thread_loads.assign(nb * L.threads_per_block(), 0);
+    r.arrays.push_back(std::move(a));
+  }
+  for (auto& v : r.block_space_loads) v.assign(nb, {});
+  for (auto& v : r.block_space_stores) v.assign(nb, {});
+}
+
+void total_up(LaunchRecord& r) {
+  for (auto& a : r.arrays) {
+    for (const auto& t : a.block_loads) a.loads += t;
+    for (const auto& t : a.block_stores) a.stores += t;
+  }
+  for (int s = 0; s < kSpaceCount; ++s)
+  {
+    for (const auto& t : r.block_space_loads[s]) r.space_loads[s] += t;
+    for (const auto& t : r.block_space_stores[s]) r.space_stores[s] += t;
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void stop_current_thread() { yield_for_good(Yield::stopped); }
+
+uint3 thread_index() { return tls_worker ? tls_worker->thread_idx : uint3{}; }
+uint3 block_index() { return tls_worker ? tls_worker->block_idx : uint3{}; }
+dim3 block_dim() { return tls_worker ? tls_worker->launch->block : dim3{}; }
+dim3 grid_dim() { return tls_worker ? tls_worker->launch->grid : dim3{}; }
+
+void sync_threads(int line) {
+  Worker* w = tls_worker;
+  if (!w) return;  // called from host code: nothing to wait for
+  w->current->barrier_line = line;
+  fctx::transfer_t back = fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(Yield::barrier));
+  w->scheduler = back.fctx;
+}
+
+const LaunchRecord& last_launch() { return record_storage(); }
+void set_count_per_thread(bool on) { per_thread_requested = on; }
+
+cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
+  cudaError_t config = check_configuration(grid, block);
+  LaunchRecord& record = record_storage();
+  if (config != cudaSuccess) {
+    record = LaunchRecord{};
+    record.grid = grid;
+    record.block = block;
+    record.error = config;
+    return record_error(config);
+  }
+  Launch L;
+  L.grid = grid;
+  L.block = block;
+  L.body = body;
+  L.regions = MemoryRegistry::instance().snapshot();
+  std::sort(L.regions.begin(), L.regions.end(), [](const Region& a, const Region& b) { return a.lo < b.lo; });
+  L.constant_lo = reinterpret_cast<uintptr_t>(__start_halo_constant);
+  L.constant_hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
+  L.per_thread = per_thread_requested;
+  L.record = &record;
+  reset_record(record, L);
+
+  auto start = std::chrono::steady_clock::now();
+  unsigned n = worker_count(L.block_count());
+  std::vector<std::thread> workers;
+  workers.reserve(n);
+  for (unsigned k = 0; k < n; ++k) workers.emplace_back(run_worker, &L);
+  for (auto& t : workers) t.join();
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  total_up(record);
+
+  const uint64_t* c = record.counts;
+  // Only what would fault on a GPU becomes an error code; the other diagnostics fail tests
+  // through the report, as a GPU would let them pass silently.
+  if (c[int(DiagnosticKind::out_of_bounds)]) record.error = cudaErrorIllegalAddress;
+  return record_error(record.error);
+}
+
+}  // namespace halo::cpu

@@ -1,0 +1,104 @@
+// What the CPU backend measured during one kernel launch: memory accesses per array, per
+// block and (on request) per thread, and the diagnostics it raised. Tests read this through
+// halo::cpu::last_launch() after a launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "halo/cpu/cuda_runtime.hpp"
+
+namespace halo::cpu {
+
+// One direction (loads or stores) of traffic: how many instructions, how many bytes.
+struct Traffic {
+  uint64_t accesses = 0;
+  uint64_t bytes = 0;
+  Traffic& operator+=(const Traffic& o) {
+    accesses += o.accesses;
+    bytes += o.bytes;
+    return *this;
+  }
+};
+
+// The memory spaces an access can fall into, decided by address (see access_check.cpp).
+enum class Space : uint8_t { global, constant, shared, local, host };
+inline constexpr int kSpaceCount = 5;
+const char* space_name(Space s);
+
+// Global-memory traffic to one registered array.
+struct ArrayTraffic {
+  std::string name;
+  size_t element_size = 1;
+  Traffic loads, stores;
+  std::vector<Traffic> block_loads, block_stores;  // indexed by linear block id
+  std::vector<uint32_t> thread_loads;              // elements per global thread id; empty unless requested
+
+  uint64_t load_elements() const { return loads.bytes / element_size; }
+  uint64_t store_elements() const { return stores.bytes / element_size; }
+  uint64_t block_load_elements(size_t block) const { return block_loads.at(block).bytes / element_size; }
+  uint64_t block_store_elements(size_t block) const { return block_stores.at(block).bytes / element_size; }
+};
+
+enum class DiagnosticKind : uint8_t {
+  out_of_bounds,     // global access outside an array (ghost cells, past the end)
+  pitch_padding,     // access to the padding of a pitched image
+  write_to_input,    // store into an array registered as read-only
+  barrier_divergence,
+  todo_reached,      // the stub's HALO_TODO() ran
+  count_
+};
+inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
+const char* diagnostic_kind_name(DiagnosticKind k);
+
+struct Diagnostic {
+  DiagnosticKind kind{};
+  uint3 block, thread;
+  uint64_t order = 0;       // linear block * threads per block + linear thread: "first" = smallest
+  const void* pc = nullptr; // return address of the instrumentation callback, for the source line
+  std::string what;         // the sentence without the where (thread, block, line)
+  std::string where() const;  // "block (3,0,0) thread (17,0,0), file.cu:14"
+  std::string full() const;
+};
+
+struct LaunchRecord {
+  bool valid = false;
+  dim3 grid, block;
+  cudaError_t error = cudaSuccess;
+  std::vector<ArrayTraffic> arrays;
+  Traffic space_loads[kSpaceCount], space_stores[kSpaceCount];
+  std::vector<Traffic> block_space_loads[kSpaceCount];  // per block, per space
+  std::vector<Traffic> block_space_stores[kSpaceCount];
+  Diagnostic first[kDiagnosticKinds];                   // valid where counts[k] > 0
+  uint64_t counts[kDiagnosticKinds] = {};
+  double seconds = 0;
+
+  size_t block_count() const { return size_t(grid.x) * grid.y * grid.z; }
+  size_t threads_per_block() const { return size_t(block.x) * block.y * block.z; }
+  const ArrayTraffic* array(std::string_view name) const;
+  uint64_t diagnostic_total() const;
+  // Every diagnostic kind: the first in full, then how many more ("and 1023 more like it").
+  std::string diagnostics_report() const;
+};
+
+// The record of the most recent launch on this process.
+const LaunchRecord& last_launch();
+
+// Per-thread load counts cost memory proportional to the grid; tests ask for them explicitly.
+void set_count_per_thread(bool on);
+
+// Names device memory so that reports say `N[1024]` rather than an address. `read_only`
+// arrays are kernel inputs: a store into one is a diagnostic. Images (from cudaMallocPitch)
+// also need their width in elements so that padding can be recognised.
+void name_array(const void* device_ptr, std::string name, size_t element_size, bool read_only);
+void describe_image(const void* device_ptr, size_t width_elements, size_t height);
+
+}  // namespace halo::cpu
+
+namespace halo::cpu {
+// Every HALO_TODO() that ran in this process, kernel or host code, as `file:line: what`.
+std::vector<std::string> todos_reached();
+}  // namespace halo::cpu

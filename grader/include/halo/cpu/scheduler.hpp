@@ -1,0 +1,21 @@
+// Entry point of the CPU backend's grid scheduler, used by halo::launch (launch.hpp).
+#pragma once
+
+#include "halo/cpu/cuda_runtime.hpp"
+
+namespace halo::cpu {
+
+// Type-erased kernel call: the launch helper wraps `kernel(args...)` in one of these. Every
+// CUDA thread of the grid calls it once.
+struct KernelBody {
+  void* object;
+  void (*invoke)(void* object);
+  void operator()() const { invoke(object); }
+};
+
+// Validates the configuration like the CUDA runtime (cudaErrorInvalidConfiguration for an
+// empty grid or more than 1024 threads per block), runs every block, and returns the
+// launch's error; the measurements are in last_launch().
+cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body);
+
+}  // namespace halo::cpu
