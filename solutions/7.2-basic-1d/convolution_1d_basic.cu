@@ -13,7 +13,7 @@ __global__ void convolution_1D_basic_kernel(const float* N, const float* M, floa
   // // 2. Threads past the end of P have nothing to do.
   // // 3. Sum N[k] * M[j] over the mask, skipping ghost cells (k outside 0 .. Width-1).
   // // 4. Store the sum in P.
-  // HALO_TODO("write the basic 1D convolution kernel");
+  // HALO_TODO("write the basic 1D convolution kernel, then delete this line");
   // END PROMPT
   // BEGIN SOLUTION
   const int i = blockIdx.x * blockDim.x + threadIdx.x;  // the output this thread owns

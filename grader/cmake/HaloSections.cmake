@@ -1,0 +1,228 @@
+# How a section becomes test binaries and CTest tests.
+#
+# Every section has one set of test sources (grader/sections/<folder>/*.cpp) and is built
+# against one or more kernel trees: the student's (grade), the reference solutions, the
+# generated stubs and each known-wrong kernel (check). Kernels are compiled for the CPU
+# backend as C++ with load/store instrumentation, through a generated one-line wrapper that
+# includes the CUDA dialect first and then the .cu file itself (so diagnostics and debug info
+# name the student's file and line).
+
+# -O1 keeps one instrumented access per source-level access (no vectorised or merged loads);
+# -gdwarf-4 because binutils 2.40's addr2line attributes lines of an #included file to the
+# including wrapper in clang 14's DWARF 5 output.
+set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores)
+set(HALO_DISCOVER_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/HaloDiscoverTests.cmake")
+set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
+set(HALO_TEST_TIMEOUT 120)
+
+# Reads chapters/manifest.toml (through the Python tools, which own its format) into
+# HALO_SECTIONS and HALO_<id>_{SLUG,FOLDER,KERNELS,QUESTIONS}.
+function(halo_read_manifest)
+  execute_process(
+    COMMAND ${HALO_WORKBOOK} internal sections
+    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "Halo: cannot read chapters/manifest.toml:\n${err}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    "${PROJECT_SOURCE_DIR}/chapters/manifest.toml" ${HALO_QUESTION_FILES})
+  string(REPLACE "\n" ";" lines "${out}")
+  set(sections "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^section\\|([^|]+)\\|([^|]+)\\|([^|]+)\\|(.*)$")
+      set(id "${CMAKE_MATCH_1}")
+      list(APPEND sections "${id}")
+      set(HALO_${id}_SLUG "${CMAKE_MATCH_2}" PARENT_SCOPE)
+      set(HALO_${id}_FOLDER "${CMAKE_MATCH_3}" PARENT_SCOPE)
+      string(REPLACE "," ";" kernels "${CMAKE_MATCH_4}")
+      set(HALO_${id}_KERNELS "${kernels}" PARENT_SCOPE)
+    elseif(line MATCHES "^question\\|([^|]+)\\|([^|]+)$")
+      list(APPEND HALO_${CMAKE_MATCH_1}_QUESTIONS "${CMAKE_MATCH_2}")
+      set(HALO_${CMAKE_MATCH_1}_QUESTIONS "${HALO_${CMAKE_MATCH_1}_QUESTIONS}" PARENT_SCOPE)
+    endif()
+  endforeach()
+  set(HALO_SECTIONS "${sections}" PARENT_SCOPE)
+endfunction()
+
+# nvcc compiles .cu files; give it a .cu wrapper per C++ source (a source file can have only
+# one language in a directory, and the CPU build needs the same files as C++).
+function(halo_as_cuda_sources out)
+  set(result "")
+  foreach(src IN LISTS ARGN)
+    get_filename_component(abs "${src}" ABSOLUTE)
+    string(MAKE_C_IDENTIFIER "${abs}" id)
+    set(wrapper "${CMAKE_CURRENT_BINARY_DIR}/cuda_wrappers/${id}.cu")
+    file(CONFIGURE OUTPUT "${wrapper}" CONTENT "#include \"${abs}\"\n")
+    list(APPEND result "${wrapper}")
+  endforeach()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
+# An object library with the section's kernels from `dir`, for the CPU backend.
+function(halo_cpu_kernels target dir)
+  set(sources "")
+  foreach(kernel IN LISTS ARGN)
+    string(MAKE_C_IDENTIFIER "${target}_${kernel}" id)
+    set(wrapper "${CMAKE_CURRENT_BINARY_DIR}/kernel_wrappers/${id}.cpp")
+    file(CONFIGURE OUTPUT "${wrapper}" CONTENT
+      "// Generated: the CUDA dialect, then the kernel file itself.\n#include \"halo/cpu/cuda_dialect.hpp\"\n#include \"${dir}/${kernel}\"\n")
+    set_property(SOURCE "${wrapper}" APPEND PROPERTY OBJECT_DEPENDS "${dir}/${kernel}")
+    list(APPEND sources "${wrapper}")
+  endforeach()
+  add_library(${target} OBJECT ${sources})
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include" "${dir}")
+  target_compile_options(${target} PRIVATE ${HALO_KERNEL_FLAGS} -Wall)
+endfunction()
+
+# Registers a test binary's doctest cases with CTest after each build, labelled by section and
+# kind (read from the name "7.2 basic-1d / correct / ..."), plus `labels`.
+# `prefix` (e.g. "solutions:") is put before each test name, followed by a space.
+function(halo_discover target raw_prefix section slug labels)
+  set(prefix "${raw_prefix}")
+  if(NOT prefix STREQUAL "")
+    set(prefix "${prefix} ")
+  endif()
+  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "PREFIX=${raw_prefix}" -D "LABELS=${labels}"
+            -D "TIMEOUT=${HALO_TEST_TIMEOUT}" -D "OUT=${ctest_file}" -P "${HALO_DISCOVER_SCRIPT}"
+    VERBATIM)
+  # Until the binary builds, a placeholder test says so instead of silently testing nothing.
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
+  file(WRITE "${include_file}"
+    "if(EXISTS [==[${ctest_file}]==])\n"
+    "  include([==[${ctest_file}]==])\n"
+    "else()\n"
+    "  add_test([==[${prefix}${section} ${slug} / build / the tests compiled]==] [==[${Python3_EXECUTABLE}]==] -c "
+    "[==[import sys; print('${target} was not built: the section did not compile (see the build output)'); sys.exit(1)]==])\n"
+    "  set_tests_properties([==[${prefix}${section} ${slug} / build / the tests compiled]==] PROPERTIES LABELS [==[${section};build;${labels}]==])\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
+endfunction()
+
+# One CPU test binary: the section's tests linked with the kernels of one tree.
+function(halo_cpu_binary target section_objects kernel_dir)
+  halo_cpu_kernels(${target}_kernels "${kernel_dir}" ${ARGN})
+  add_executable(${target} $<TARGET_OBJECTS:${section_objects}> $<TARGET_OBJECTS:${target}_kernels>)
+  target_link_libraries(${target} PRIVATE halo_testing_cpu)
+endfunction()
+
+# The same tests and kernels built by nvcc for the CUDA backend.
+function(halo_cuda_binary target folder kernel_dir)
+  file(GLOB tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
+  halo_as_cuda_sources(test_wrappers ${tests})
+  set(kernels "")
+  foreach(kernel IN LISTS ARGN)
+    list(APPEND kernels "${kernel_dir}/${kernel}")
+  endforeach()
+  add_executable(${target} ${test_wrappers} ${kernels})
+  # The stub marker HALO_TODO() compiles to nothing on the GPU.
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp>)
+  target_link_libraries(${target} PRIVATE halo_testing_cuda)
+endfunction()
+
+# CTest tests that check one answers file, one test per question.
+function(halo_answer_tests id prefix answers_file labels)
+  foreach(question IN LISTS HALO_${id}_QUESTIONS)
+    set(name "${prefix}${id} ${HALO_${id}_SLUG} / answers / ${question}")
+    add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-answer
+             --section "${id}" --question "${question}" --file "${answers_file}")
+    set_tests_properties("${name}" PROPERTIES LABELS "${id};answers;${labels}" TIMEOUT 60)
+  endforeach()
+  set(name "${prefix}${id} ${HALO_${id}_SLUG} / answers / the file is well-formed")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-answers-file --section "${id}" --file "${answers_file}")
+  set_tests_properties("${name}" PROPERTIES LABELS "${id};answers;${labels}" TIMEOUT 60)
+endfunction()
+
+function(halo_add_section id)
+  set(slug "${HALO_${id}_SLUG}")
+  set(folder "${HALO_${id}_FOLDER}")
+  set(kernels "${HALO_${id}_KERNELS}")
+  string(REPLACE "." "_" sid "${id}")  # 7.2 -> test_7_2
+  file(GLOB tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
+  add_library(halo_tests_${sid}_cpu OBJECT ${tests})
+  target_link_libraries(halo_tests_${sid}_cpu PRIVATE halo_testing_cpu)
+  target_compile_options(halo_tests_${sid}_cpu PRIVATE -O2 -Wall)
+
+  if(HALO_MODE STREQUAL "grade")
+    set(tree "${HALO_EXERCISES_DIR}/${folder}")
+    halo_cpu_binary(test_${sid} halo_tests_${sid}_cpu "${tree}" ${kernels})
+    halo_discover(test_${sid} "" "${id}" "${slug}" "")
+    halo_answer_tests(${id} "" "${tree}/answers.toml" "")
+    if(CMAKE_CUDA_COMPILER AND HALO_GPU_TESTS)
+      halo_cuda_binary(test_${sid}_gpu "${folder}" "${tree}" ${kernels})
+      halo_discover(test_${sid}_gpu "gpu:" "${id}" "${slug}" "gpu")
+    endif()
+    return()
+  endif()
+
+  # check: the reference solutions must pass everything...
+  set(solutions "${PROJECT_SOURCE_DIR}/solutions/${folder}")
+  halo_cpu_binary(test_${sid}_solutions halo_tests_${sid}_cpu "${solutions}" ${kernels})
+  halo_discover(test_${sid}_solutions "solutions:" "${id}" "${slug}" "solutions")
+  halo_answer_tests(${id} "solutions: " "${solutions}/answers.toml" "solutions")
+  if(CMAKE_CUDA_COMPILER)
+    halo_cuda_binary(test_${sid}_solutions_gpu "${folder}" "${solutions}" ${kernels})
+    halo_discover(test_${sid}_solutions_gpu "gpu solutions:" "${id}" "${slug}" "gpu;solutions")
+  endif()
+
+  # ...every test of the untouched stubs must fail cleanly, pointing at the TODO...
+  set(stubs "${PROJECT_SOURCE_DIR}/exercises/${folder}")
+  halo_cpu_binary(test_${sid}_stubs halo_tests_${sid}_cpu "${stubs}" ${kernels})
+  add_test(NAME "stubs: ${id} ${slug} / every test fails cleanly"
+           COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary $<TARGET_FILE:test_${sid}_stubs>
+                   --expect "still a stub: exercises/${folder}/")
+  add_test(NAME "stubs: ${id} ${slug} / every answer is unanswered"
+           COMMAND ${HALO_WORKBOOK} internal check-answers-file --section "${id}" --file "${stubs}/answers.toml"
+                   --expect-status "not answered")
+  set_tests_properties("stubs: ${id} ${slug} / every test fails cleanly" "stubs: ${id} ${slug} / every answer is unanswered"
+                       PROPERTIES LABELS "${id};stubs" TIMEOUT 600)
+
+  # ...and every known-wrong kernel must be caught with its diagnostic.
+  halo_add_wrong_kernels(${id} ${sid} "${slug}" "${folder}" "${kernels}")
+endfunction()
+
+# Known-wrong kernels: grader/wrong/<folder>.toml lists mutations of the reference solution;
+# the tools write each mutant's tree at configure time.
+function(halo_add_wrong_kernels id sid slug folder kernels)
+  set(spec "${PROJECT_SOURCE_DIR}/grader/wrong/${folder}.toml")
+  if(NOT EXISTS "${spec}")
+    return()
+  endif()
+  set(out "${CMAKE_BINARY_DIR}/wrong/${folder}")
+  execute_process(COMMAND ${HALO_WORKBOOK} internal write-wrong-kernels --section "${id}" --out "${out}"
+                  OUTPUT_VARIABLE listing ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "Halo: cannot write the known-wrong kernels of ${id}:\n${err}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}")
+  foreach(kernel IN LISTS kernels)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/solutions/${folder}/${kernel}")
+  endforeach()
+  string(REPLACE "\n" ";" lines "${listing}")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^wrong\\|([^|]+)\\|([^|]+)$")
+      continue()
+    endif()
+    set(slug_dir "${CMAKE_MATCH_1}")
+    set(name "${CMAKE_MATCH_2}")
+    string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
+    halo_cpu_binary(test_${sid}_wrong_${nid} halo_tests_${sid}_cpu "${out}/${slug_dir}" ${kernels})
+    set(test "wrong kernels: ${id} ${slug} / ${name} is caught")
+    add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal expect-failure
+             --binary $<TARGET_FILE:test_${sid}_wrong_${nid}> --wrong-kernel "${id}" "${name}")
+    set_tests_properties("${test}" PROPERTIES LABELS "${id};wrong-kernels" TIMEOUT 600)
+  endforeach()
+endfunction()
+
+# Checks of the project itself that are not about one section.
+function(halo_add_project_checks)
+  add_test(NAME "project: exercises/ is what the generator writes from solutions/"
+           COMMAND ${HALO_WORKBOOK} sync --check)
+  add_test(NAME "project: Python tools unit tests"
+           COMMAND "${Python3_EXECUTABLE}" -m unittest discover -s tests -t .
+           WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
+  set_tests_properties("project: exercises/ is what the generator writes from solutions/"
+                       "project: Python tools unit tests" PROPERTIES LABELS "project" TIMEOUT 600)
+endfunction()

@@ -1,0 +1,79 @@
+// Kernels with a known behaviour, compiled like a student's (instrumented), for the runtime's
+// own tests. Each exercises one mechanism of the CPU backend.
+
+#define TILE 64
+
+// Barriers: each thread writes its element to shared memory; after the barrier it reads its
+// mirror's, which another thread wrote.
+__global__ void reverse_each_block(const float* in, float* out) {
+  __shared__ float tile[TILE];
+  const int t = threadIdx.x, base = blockIdx.x * blockDim.x;
+  tile[t] = in[base + t];
+  __syncthreads();
+  out[base + t] = tile[blockDim.x - 1 - t];
+}
+
+// Reads in[i + offset]: out of bounds for a non-zero offset at the edges.
+__global__ void shifted_copy(const float* in, float* out, int offset, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i + offset];
+}
+
+// Writes into its input.
+__global__ void scribble_on_input(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const_cast<float*>(in)[i] = 0.0f;
+    out[i] = 1.0f;
+  }
+}
+
+__constant__ float weights[16];
+
+// Reads only constant memory (and writes out).
+__global__ void sum_constant_weights(float* out, int count) {
+  float s = 0;
+  for (int j = 0; j < count; ++j) s += weights[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// Half the block waits at a barrier the other half never reaches.
+__global__ void half_block_barrier(float* out) {
+  if (threadIdx.x < blockDim.x / 2) {
+    __syncthreads();
+  }
+  out[threadIdx.x] = 1.0f;
+}
+
+// Copies a pitched image, reading `extra` columns past the width.
+__global__ void pitched_copy(const float* in, float* out, int width, int height, int pitch, int extra) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < height && col < width + extra) out[row * pitch + col] = in[row * pitch + col];
+}
+
+// Local memory: an array indexed at run time lives on the thread's stack.
+__global__ void through_local_array(const float* in, float* out, int n) {
+  volatile float scratch[8];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (int k = 0; k < 8; ++k) scratch[k] = in[i] * float(k);
+  out[i] = scratch[i % 8];
+}
+
+// Writes each thread's coordinates, to check index arithmetic for 3D grids and blocks.
+__global__ void record_coordinates(int* out) {
+  const int bx = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const int tx = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const int g = bx * (blockDim.x * blockDim.y * blockDim.z) + tx;
+  out[g] = int(threadIdx.x + 10 * threadIdx.y + 100 * threadIdx.z + 1000 * blockIdx.x + 10000 * blockIdx.y +
+               100000 * blockIdx.z);
+}
+
+// Counts with atomics across blocks that run on different cores.
+__global__ void count_everything(int* counter) { atomicAdd(counter, 1); }
+
+// An unfinished stub.
+__global__ void unfinished(float* out) {
+  HALO_TODO("nothing here yet");
+  (void)out;
+}

@@ -1,0 +1,199 @@
+// Tests of the CPU backend itself: it must run kernels like a GPU (barriers, indices, atomics,
+// launch errors), measure like the chapter counts (per array, per space), and stop and explain
+// bad accesses. Every check here is against a kernel whose behaviour is known exactly.
+#include <numeric>
+
+#include "halo_test.hpp"
+
+HALO_GLOBAL void reverse_each_block(const float* in, float* out);
+HALO_GLOBAL void shifted_copy(const float* in, float* out, int offset, int n);
+HALO_GLOBAL void scribble_on_input(const float* in, float* out, int n);
+HALO_GLOBAL void sum_constant_weights(float* out, int count);
+HALO_GLOBAL void half_block_barrier(float* out);
+HALO_GLOBAL void pitched_copy(const float* in, float* out, int width, int height, int pitch, int extra);
+HALO_GLOBAL void through_local_array(const float* in, float* out, int n);
+HALO_GLOBAL void record_coordinates(int* out);
+HALO_GLOBAL void count_everything(int* counter);
+HALO_GLOBAL void unfinished(float* out);
+extern float weights[16];
+
+using namespace halo::test;
+using halo::cpu::DiagnosticKind;
+using halo::cpu::last_launch;
+using halo::cpu::Space;
+
+namespace {
+std::vector<float> iota_floats(size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 1.0f);
+  return v;
+}
+uint64_t count_of(DiagnosticKind k) { return last_launch().counts[int(k)]; }
+}  // namespace
+
+TEST_CASE("runtime / barriers order shared-memory writes before reads") {
+  const auto in = iota_floats(64 * 5);
+  auto dIn = DeviceArray<float>::input("in", in);
+  auto dOut = DeviceArray<float>::output("out", in.size());
+  REQUIRE(halo::launch(reverse_each_block, dim3(5), dim3(64), dIn.get(), dOut.get()) == cudaSuccess);
+  const auto out = dOut.download();
+  for (size_t b = 0; b < 5; ++b)
+    for (size_t t = 0; t < 64; ++t) REQUIRE(out[b * 64 + t] == in[b * 64 + 63 - t]);
+  const auto& r = last_launch();
+  CHECK(r.diagnostic_total() == 0);
+  CHECK(r.array("in")->load_elements() == in.size());
+  CHECK(r.array("out")->store_elements() == in.size());
+  CHECK(r.space_stores[int(Space::shared)].accesses == in.size());
+  CHECK(r.space_loads[int(Space::shared)].accesses == in.size());
+  CHECK(r.array("in")->block_load_elements(3) == 64);
+}
+
+TEST_CASE("runtime / an out-of-bounds read is stopped and named with index and line") {
+  const auto in = iota_floats(100);
+  auto dIn = DeviceArray<float>::input("N", in);
+  auto dOut = DeviceArray<float>::output("P", 100);
+  CHECK(halo::launch(shifted_copy, dim3(1), dim3(128), dIn.get(), dOut.get(), -2, 100) == cudaErrorIllegalAddress);
+  CHECK(count_of(DiagnosticKind::out_of_bounds) == 2);  // threads 0 and 1
+  const auto& d = last_launch().first[int(DiagnosticKind::out_of_bounds)];
+  CHECK(d.what.find("read of N[-2], outside N[0..99] (100 elements)") != std::string::npos);
+  CHECK(d.what.find("ghost cell before the first element") != std::string::npos);
+  CHECK(d.thread.x == 0);
+  INFO(d.where());
+  CHECK(d.where().find("grader/cpu/tests/runtime_kernels.cu:19") != std::string::npos);
+  const auto out = dOut.download();
+  CHECK(is_poison(out[0]));  // stopped before the store
+  CHECK(out[2] == in[0]);    // the other threads ran on
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+}
+
+TEST_CASE("runtime / an out-of-bounds write past the end is named") {
+  auto dIn = DeviceArray<float>::input("N", iota_floats(300));
+  auto dOut = DeviceArray<float>::output("P", 256);
+  halo::launch(shifted_copy, dim3(2), dim3(256), dIn.get(), dOut.get(), 0, 300);
+  const auto& d = last_launch().first[int(DiagnosticKind::out_of_bounds)];
+  CHECK(d.what.find("write to P[256], outside P[0..255] (256 elements): past the end of P") != std::string::npos);
+  CHECK(d.block.x == 1);
+  CHECK(d.thread.x == 0);
+  CHECK(count_of(DiagnosticKind::out_of_bounds) == 44);
+}
+
+TEST_CASE("runtime / a write to an input is refused") {
+  auto dIn = DeviceArray<float>::input("N", iota_floats(10));
+  auto dOut = DeviceArray<float>::output("P", 10);
+  halo::launch(scribble_on_input, dim3(1), dim3(10), dIn.get(), dOut.get(), 10);
+  CHECK(count_of(DiagnosticKind::write_to_input) == 10);
+  CHECK(last_launch().first[int(DiagnosticKind::write_to_input)].what ==
+        "write to N[0], but N is an input of this kernel (read-only)");
+  CHECK(dIn.download() == iota_floats(10));  // nothing was written
+}
+
+TEST_CASE("runtime / constant memory is counted apart from global memory") {
+  const auto w = iota_floats(16);
+  REQUIRE(cudaMemcpyToSymbol(weights, w.data(), 16 * sizeof(float)) == cudaSuccess);
+  CHECK(cudaMemcpyToSymbol(weights, w.data(), 17 * sizeof(float)) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  auto dOut = DeviceArray<float>::output("P", 32);
+  REQUIRE(halo::launch(sum_constant_weights, dim3(1), dim3(32), dOut.get(), 5) == cudaSuccess);
+  CHECK(dOut.download()[7] == 15.0f);
+  const auto& r = last_launch();
+  CHECK(r.space_loads[int(Space::constant)].accesses == 32 * 5);
+  CHECK(r.space_loads[int(Space::global)].accesses == 0);
+}
+
+TEST_CASE("runtime / threads waiting at a barrier others never reach are reported") {
+  auto dOut = DeviceArray<float>::output("P", 64);
+  halo::launch(half_block_barrier, dim3(1), dim3(64), dOut.get());
+  REQUIRE(count_of(DiagnosticKind::barrier_divergence) == 1);
+  CHECK(last_launch().first[int(DiagnosticKind::barrier_divergence)].what ==
+        "32 of 64 threads wait at __syncthreads() on line 43 while 32 have already returned");
+}
+
+TEST_CASE("runtime / pitched images: padding is off limits, rows are named") {
+  const int width = 37, height = 5;
+  void* raw_in = nullptr;
+  void* raw_out = nullptr;
+  size_t pitch = 0, pitch2 = 0;
+  REQUIRE(cudaMallocPitch(&raw_in, &pitch, width * sizeof(float), height) == cudaSuccess);
+  REQUIRE(cudaMallocPitch(&raw_out, &pitch2, width * sizeof(float), height) == cudaSuccess);
+  CHECK(pitch == 512);
+  halo::cpu::name_array(raw_in, "in", sizeof(float), true);
+  halo::cpu::name_array(raw_out, "out", sizeof(float), false);
+  halo::cpu::describe_image(raw_in, width, height);
+  halo::cpu::describe_image(raw_out, width, height);
+  std::vector<float> host(size_t(width) * height, 2.5f);
+  REQUIRE(cudaMemcpy2D(raw_in, pitch, host.data(), width * sizeof(float), width * sizeof(float), height,
+                       cudaMemcpyHostToDevice) == cudaSuccess);
+  const int pitch_elems = int(pitch / sizeof(float));
+  auto* in = static_cast<float*>(raw_in);
+  auto* out = static_cast<float*>(raw_out);
+  CHECK(halo::launch(pitched_copy, dim3(1, 1), dim3(64, 8), in, out, width, height, pitch_elems, 0) == cudaSuccess);
+  CHECK(last_launch().diagnostic_total() == 0);
+  CHECK(last_launch().array("in")->load_elements() == size_t(width) * height);
+  halo::launch(pitched_copy, dim3(1, 1), dim3(64, 8), in, out, width, height, pitch_elems, 1);
+  CHECK(count_of(DiagnosticKind::pitch_padding) == size_t(height));
+  CHECK(last_launch().first[int(DiagnosticKind::pitch_padding)].what ==
+        "read of in[row 0][col 37]: that column is pitch padding (width 37, pitch 128 elements); "
+        "guard columns with the width, never the pitch");
+  cudaFree(raw_in);
+  cudaFree(raw_out);
+}
+
+TEST_CASE("runtime / stack arrays are local memory, not global") {
+  auto dIn = DeviceArray<float>::input("in", iota_floats(40));
+  auto dOut = DeviceArray<float>::output("out", 40);
+  REQUIRE(halo::launch(through_local_array, dim3(1), dim3(64), dIn.get(), dOut.get(), 40) == cudaSuccess);
+  CHECK(dOut.download()[13] == 14.0f * 5.0f);
+  const auto& r = last_launch();
+  CHECK(r.space_stores[int(Space::local)].accesses == 40 * 8);
+  CHECK(r.space_loads[int(Space::local)].accesses == 40);
+  CHECK(r.array("in")->load_elements() == 40);  // in[i] is loaded once and kept in a register
+}
+
+TEST_CASE("runtime / 3D grids and blocks number threads like CUDA") {
+  const dim3 grid(3, 2, 2), block(4, 2, 3);
+  const size_t total = 3 * 2 * 2 * 4 * 2 * 3;
+  auto dOut = DeviceArray<int>::output("out", total);
+  REQUIRE(halo::launch(record_coordinates, grid, block, dOut.get()) == cudaSuccess);
+  const auto out = dOut.download();
+  // The last thread of the last block: every coordinate at its maximum.
+  CHECK(out[total - 1] == 3 + 10 * 1 + 100 * 2 + 1000 * 2 + 10000 * 1 + 100000 * 1);
+  CHECK(out[0] == 0);
+  CHECK(last_launch().diagnostic_total() == 0);
+}
+
+TEST_CASE("runtime / atomics are atomic across blocks on different cores") {
+  auto dCount = DeviceArray<int>::output("counter", 1);
+  dCount.upload({0});
+  REQUIRE(halo::launch(count_everything, dim3(200), dim3(256), dCount.get()) == cudaSuccess);
+  CHECK(dCount.download()[0] == 200 * 256);
+}
+
+TEST_CASE("runtime / launch configurations CUDA refuses are refused") {
+  auto dOut = DeviceArray<float>::output("P", 8);
+  CHECK(halo::launch(half_block_barrier, dim3(1), dim3(2048), dOut.get()) == cudaErrorInvalidConfiguration);
+  CHECK(halo::launch(half_block_barrier, dim3(1), dim3(16, 16, 16), dOut.get()) == cudaErrorInvalidConfiguration);
+  CHECK(halo::launch(half_block_barrier, dim3(0), dim3(32), dOut.get()) == cudaErrorInvalidConfiguration);
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cudaGetLastError() == cudaSuccess);  // reading the error clears it
+  CHECK(std::string(cudaGetErrorString(cudaErrorInvalidConfiguration)) == "invalid configuration argument");
+}
+
+TEST_CASE("runtime / memory API errors") {
+  float host[4] = {1, 2, 3, 4};
+  void* d = nullptr;
+  REQUIRE(cudaMalloc(&d, sizeof host) == cudaSuccess);
+  CHECK(cudaMemcpy(d, host, sizeof host + 4, cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+  CHECK(cudaMemcpy(d, host, sizeof host, cudaMemcpyKind(7)) == cudaErrorInvalidMemcpyDirection);
+  CHECK(cudaMemset(d, 0, sizeof host) == cudaSuccess);
+  CHECK(cudaFree(host) == cudaErrorInvalidDevicePointer);
+  CHECK(cudaFree(d) == cudaSuccess);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime / a stub's TODO is reported with its file and line") {
+  auto dOut = DeviceArray<float>::output("P", 4);
+  halo::launch(unfinished, dim3(1), dim3(4), dOut.get());
+  CHECK(count_of(DiagnosticKind::todo_reached) == 4);
+  const std::string notes = stub_notes();
+  CHECK(notes == "still a stub: grader/cpu/tests/runtime_kernels.cu:77: TODO: nothing here yet");
+}

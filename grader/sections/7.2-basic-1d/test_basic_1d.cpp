@@ -1,0 +1,161 @@
+// Section 7.2, the basic 1D convolution kernel: correctness on the book's examples and on
+// random inputs of awkward sizes, and its global loads against the chapter's formulas (exact:
+// the basic kernel's count is fixed by its definition).
+#include <cmath>
+
+#include "halo/chapter_data.hpp"
+#include "halo_test.hpp"
+
+HALO_GLOBAL void convolution_1D_basic_kernel(const float* N, const float* M, float* P, int Mask_Width, int Width);
+
+namespace {
+
+using namespace halo::test;
+namespace data = halo::data;
+
+constexpr unsigned kBlock = 256;  // the grader's launch: one thread per output, 256 per block
+const int kMaskWidths[] = {1, 3, 5, 9, 15};
+
+std::string describe(size_t width, size_t mask, unsigned block) {
+  return "Width = " + std::to_string(width) + ", Mask_Width = " + std::to_string(mask) + ", " + std::to_string(block) +
+         " threads per block";
+}
+
+struct Result {
+  std::vector<float> P;
+  Verdict launch;
+};
+
+Result run(const std::vector<float>& N, const std::vector<float>& M, unsigned block = kBlock) {
+  auto dN = DeviceArray<float>::input("N", N);
+  auto dM = DeviceArray<float>::input("M", M);
+  auto dP = DeviceArray<float>::output("P", N.size());
+  cudaError_t err = halo::launch(convolution_1D_basic_kernel, dim3(halo::blocks_for(N.size(), block)), dim3(block),
+                                 dN.get(), dM.get(), dP.get(), int(M.size()), int(N.size()));
+  return {dP.download(), judge_launch(err, describe(N.size(), M.size(), block))};
+}
+
+// Runs the kernel and checks it against the double-precision reference.
+void check(const std::vector<float>& N, const std::vector<float>& M) {
+  INFO(describe(N.size(), M.size(), kBlock));
+  Result r = run(N, M);
+  Verdict v = r.launch;
+  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), conv1d_misconceptions(N, M)));
+  HALO_REQUIRE_VERDICT(v);
+}
+
+void check_random_widths(std::initializer_list<size_t> widths, uint64_t salt) {
+  Rng rng(salt);
+  for (size_t width : widths)
+    for (int mask : kMaskWidths) check(rng.signal(width), rng.mask(size_t(mask)));
+}
+
+std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+void check_book_example(const data::Example& ex) {
+  const auto N = as_floats(ex.N), M = as_floats(ex.M);
+  const Reference ref = conv1d_reference(N, M);
+  for (const auto& known : ex.P_known) {  // the grader's own reference must agree with the book
+    const int index = known.first;
+    REQUIRE_MESSAGE(ref.value.at(size_t(index)) == known.second, "reference disagrees with the book at P[" << index << "]");
+  }
+  check(N, M);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("7.2");
+
+TEST_CASE("7.2 basic-1d / correct / the book's 3rd edition example") { check_book_example(data::examples::book_3rd_edition); }
+TEST_CASE("7.2 basic-1d / correct / the book's 4th edition example") { check_book_example(data::examples::book_4th_edition); }
+TEST_CASE("7.2 basic-1d / correct / exercise 2") { check_book_example(data::examples::exercise_2); }
+
+TEST_CASE("7.2 basic-1d / correct / width 1: every neighbour is a ghost cell") { check_random_widths({1}, 1); }
+TEST_CASE("7.2 basic-1d / correct / width smaller than the mask") { check_random_widths({2, 4, 7}, 2); }
+TEST_CASE("7.2 basic-1d / correct / width one less than the block") { check_random_widths({kBlock - 1}, 3); }
+TEST_CASE("7.2 basic-1d / correct / width equal to the block") { check_random_widths({kBlock}, 4); }
+TEST_CASE("7.2 basic-1d / correct / width one more than the block") { check_random_widths({kBlock + 1}, 5); }
+TEST_CASE("7.2 basic-1d / correct / width 2^20") {
+  Rng rng(6);
+  for (int mask : {5, 15}) check(rng.signal(size_t(1) << 20), rng.mask(size_t(mask)));
+}
+
+#if defined(HALO_BACKEND_CPU)  // load counts come from the CPU backend's instrumentation
+
+TEST_CASE("7.2 basic-1d / loads / every thread loads exactly its non-ghost neighbours") {
+  Rng rng(7);
+  for (size_t width : {size_t(3), size_t(1000)}) {
+    for (int mask : kMaskWidths) {
+      const auto N = rng.signal(width), M = rng.mask(size_t(mask));
+      halo::cpu::set_count_per_thread(true);
+      Result r = run(N, M);
+      halo::cpu::set_count_per_thread(false);
+      HALO_REQUIRE_VERDICT(r.launch);
+      const auto& rec = halo::cpu::last_launch();
+      for (const char* array : {"N", "M"}) {
+        const auto* a = rec.array(array);
+        REQUIRE(a != nullptr);
+        for (size_t i = 0; i < width; ++i) {
+          const auto expected = uint32_t(data::basic_1d_loads_thread(double(i), double(width), double(mask)));
+          if (a->thread_loads[i] != expected)
+            FAIL("thread " << i << " (" << describe(width, size_t(mask), kBlock) << ") loaded " << a->thread_loads[i]
+                           << " elements of " << array << "; it should load exactly " << expected
+                           << ", the neighbours of P[" << i << "] that are not ghost cells");
+        }
+        for (size_t t = width; t < a->thread_loads.size(); ++t)
+          if (a->thread_loads[t] != 0)
+            FAIL("thread " << t << " has no output (Width = " << width << ") but loaded " << a->thread_loads[t]
+                           << " elements of " << array);
+      }
+    }
+  }
+}
+
+TEST_CASE("7.2 basic-1d / loads / N and M per block and in total at Width 2^20") {
+  const auto& m = data::measurements::basic_1d_large;
+  const size_t width = size_t(m.Width), mask = size_t(m.Mask_Width);
+  const unsigned block = unsigned(m.blockDim);
+  REQUIRE_MESSAGE(block == kBlock, "the measurement's block size must be the grader's launch");
+  Rng rng(8);
+  Result r = run(rng.signal(width), rng.mask(mask), block);
+  HALO_REQUIRE_VERDICT(r.launch);
+  const auto& rec = halo::cpu::last_launch();
+  LoadReport report("7.2", describe(width, mask, block));
+  for (const char* array : {"N", "M"}) {
+    const auto* a = rec.array(array);
+    REQUIRE(a != nullptr);
+    report.add({array, "internal block (block 1)", a->block_load_elements(1),
+                uint64_t(data::basic_1d_loads_internal_block(m.blockDim, m.Mask_Width))});
+    report.add({array, "first block (block 0)", a->block_load_elements(0),
+                uint64_t(data::basic_1d_loads_boundary_block(m.blockDim, m.Mask_Width))});
+    report.add({array, "last block", a->block_load_elements(rec.block_count() - 1),
+                uint64_t(data::basic_1d_loads_boundary_block(m.blockDim, m.Mask_Width))});
+    report.add({array, "whole grid", a->load_elements(), uint64_t(data::basic_1d_loads_total(m.Width, m.Mask_Width))});
+  }
+  report.publish();
+  HALO_REQUIRE_VERDICT(report.verdict());
+}
+
+TEST_CASE("7.2 basic-1d / loads / P is written once per output and never read") {
+  Rng rng(9);
+  const size_t width = 1000;
+  Result r = run(rng.signal(width), rng.mask(5));
+  HALO_REQUIRE_VERDICT(r.launch);
+  const auto* P = halo::cpu::last_launch().array("P");
+  REQUIRE(P != nullptr);
+  CHECK_MESSAGE(P->store_elements() == width, "the kernel stored " << P->store_elements() << " elements of P for "
+                                                                   << width << " outputs");
+  CHECK_MESSAGE(P->load_elements() == 0, "the kernel read P " << P->load_elements()
+                                                              << " times; accumulate in a register instead");
+}
+
+TEST_CASE("7.2 basic-1d / diagnostics / no out-of-bounds access or write to an input") {
+  // Judges only what the instrumentation saw, at the sizes where guards matter most.
+  Rng rng(10);
+  for (size_t width : {size_t(1), size_t(kBlock - 1), size_t(kBlock + 1), size_t(1000)})
+    for (int mask : kMaskWidths) HALO_REQUIRE_VERDICT(run(rng.signal(width), rng.mask(size_t(mask))).launch);
+}
+
+#endif
+
+TEST_SUITE_END();

@@ -1,0 +1,76 @@
+#include "compare.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "device_array.hpp"
+
+namespace halo::test {
+
+bool close_enough(float got, double want, double magnitude) {
+  if (std::isnan(got)) return false;
+  double scale = magnitude > 0 ? magnitude : std::fabs(want);
+  return std::fabs(double(got) - want) <= kRelativeTolerance * scale + 1e-30;
+}
+
+namespace {
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// "P[3]..P[9], P[40]" for the given (sorted) indices, at most `limit` ranges.
+std::string ranges(const std::vector<size_t>& idx, const std::string& array, const IndexName& name, size_t limit = 6) {
+  auto one = [&](size_t i) { return name ? name(i) : array + "[" + std::to_string(i) + "]"; };
+  std::string out;
+  size_t shown = 0;
+  for (size_t k = 0; k < idx.size(); ++shown) {
+    if (shown == limit) return out + ", ...";
+    size_t end = k;
+    while (end + 1 < idx.size() && idx[end + 1] == idx[end] + 1) ++end;
+    out += (out.empty() ? "" : ", ") + one(idx[k]) + (end > k ? ".." + one(idx[end]) : "");
+    k = end + 1;
+  }
+  return out;
+}
+
+bool matches(const std::vector<float>& got, const Reference& r) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (is_poison(got[i]) || !close_enough(got[i], r.value[i], r.magnitude[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+Verdict compare_outputs(const std::string& array, const std::vector<float>& got, const Reference& want,
+                        const std::vector<Misconception>& misconceptions, IndexName index_name) {
+  Verdict v;
+  std::vector<size_t> unwritten, wrong;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (is_poison(got[i])) unwritten.push_back(i);
+    else if (!close_enough(got[i], want.value[i], want.magnitude[i])) wrong.push_back(i);
+  }
+  if (unwritten.empty() && wrong.empty()) return v;
+
+  if (!unwritten.empty())
+    v.fail(std::to_string(unwritten.size()) + " of " + std::to_string(got.size()) + " elements of " + array +
+           " were never written (they still hold the poison value): " + ranges(unwritten, array, index_name));
+  if (!wrong.empty()) {
+    std::string line = std::to_string(wrong.size()) + " of " + std::to_string(got.size()) + " elements of " + array +
+                       " are wrong:";
+    for (size_t k = 0; k < wrong.size() && k < 4; ++k) {
+      size_t i = wrong[k];
+      line += "\n    " + (index_name ? index_name(i) : array + "[" + std::to_string(i) + "]") + " = " +
+              number(got[i]) + ", expected " + number(want.value[i]);
+    }
+    if (wrong.size() > 4) line += "\n    ...";
+    v.fail(line);
+  }
+  for (const auto& m : misconceptions)
+    if (matches(got, m.reference)) v.fail("hint: " + array + " equals " + m.description + ".");
+  return v;
+}
+
+}  // namespace halo::test

@@ -1,0 +1,32 @@
+// Everything a section's test file needs, in one include.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "compare.hpp"
+#include "conv1d.hpp"
+#include "device_array.hpp"
+#include "launch_check.hpp"
+#include "load_report.hpp"
+#include "random_inputs.hpp"
+#include "verdict.hpp"
+
+// Fails the current test with the verdict's message (and any stub TODO notes) when it failed.
+#define HALO_REQUIRE_VERDICT(verdict_expr)                          \
+  do {                                                              \
+    const ::halo::test::Verdict halo_v_ = (verdict_expr);           \
+    if (!halo_v_.ok) FAIL(::halo::test::failure_text(halo_v_));     \
+  } while (0)
+
+namespace halo::test {
+// The verdict's message followed by any stub TODO notes, as one string (doctest's FAIL()
+// must be given a single value).
+inline std::string failure_text(const Verdict& v) {
+  const std::string notes = stub_notes();
+  return notes.empty() ? v.message : v.message + "\n" + notes;
+}
+}  // namespace halo::test

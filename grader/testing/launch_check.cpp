@@ -1,0 +1,28 @@
+#include "launch_check.hpp"
+
+namespace halo::test {
+
+std::string stub_notes() {
+  std::string out;
+#if defined(HALO_BACKEND_CPU)
+  for (const auto& note : cpu::todos_reached()) out += (out.empty() ? "" : "\n") + std::string("still a stub: ") + note;
+#endif
+  return out;
+}
+
+Verdict judge_launch(cudaError_t error, const std::string& what) {
+  Verdict v;
+#if defined(HALO_BACKEND_CPU)
+  const auto& record = cpu::last_launch();
+  const uint64_t todos = record.counts[int(cpu::DiagnosticKind::todo_reached)];
+  if (record.valid && record.diagnostic_total() > todos)
+    v.fail("launch with " + what + ":\n" + record.diagnostics_report());
+  else if (todos)  // where the TODO is comes with every failure (stub_notes)
+    v.fail("launch with " + what + ": the kernel has not been written yet");
+#endif
+  if (error != cudaSuccess && v.ok)
+    v.fail("launch with " + what + " failed: " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")");
+  return v;
+}
+
+}  // namespace halo::test

@@ -1,0 +1,82 @@
+#include "load_report.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace halo::test {
+namespace {
+
+// 5242874 -> "5,242,874": the numbers students compare with the book.
+std::string grouped(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t k = 0; k < digits.size(); ++k) {
+    if (k && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string LoadReport::table() const {
+  char line[256];
+  std::string out = "global loads, " + launch_ + ":\n";
+  std::snprintf(line, sizeof line, "  %-6s %-28s %14s %14s  %s\n", "array", "where", "measured", "expected", "");
+  out += line;
+  for (const auto& r : rows_) {
+    std::string expected = (r.bound == Bound::at_most ? "<= " : "") + grouped(r.expected);
+    std::snprintf(line, sizeof line, "  %-6s %-28s %14s %14s  %s\n", r.array.c_str(), r.scope.c_str(),
+                  grouped(r.measured).c_str(), expected.c_str(), r.ok() ? "ok" : "MISMATCH");
+    out += line;
+  }
+  return out;
+}
+
+Verdict LoadReport::verdict() const {
+  Verdict v;
+  for (const auto& r : rows_)
+    if (!r.ok()) {
+      v.fail(table());
+      break;
+    }
+  return v;
+}
+
+void LoadReport::publish() const {
+  std::fputs(table().c_str(), stdout);
+  const char* dir = std::getenv("HALO_REPORT_DIR");
+  if (!dir || !*dir) return;
+  static int serial = 0;
+  std::filesystem::path folder = std::filesystem::path(dir) / "loads";
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  std::ofstream f(folder / (section_ + "-" + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".json"));
+  f << "{\"section\": " << json_string(section_) << ", \"launch\": " << json_string(launch_) << ", \"rows\": [";
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    const auto& r = rows_[k];
+    f << (k ? ", " : "") << "{\"array\": " << json_string(r.array) << ", \"scope\": " << json_string(r.scope)
+      << ", \"measured\": " << r.measured << ", \"expected\": " << r.expected
+      << ", \"bound\": " << (r.bound == Bound::exact ? "\"exact\"" : "\"at_most\"")
+      << ", \"ok\": " << (r.ok() ? "true" : "false") << "}";
+  }
+  f << "]}\n";
+}
+
+}  // namespace halo::test

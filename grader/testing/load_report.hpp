@@ -1,0 +1,42 @@
+// Load counts measured by the instrumentation, set against the chapter's formulas, printed as
+// a table in the test output and saved for `./workbook grade`'s summary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "verdict.hpp"
+
+namespace halo::test {
+
+enum class Bound {
+  exact,    // the count is fixed by the kernel's definition (the basic kernel)
+  at_most,  // an optimised kernel must not exceed the formula
+};
+
+struct LoadRow {
+  std::string array;  // "N"
+  std::string scope;  // "internal block (block 1)", "first block (block 0)", "whole grid"
+  uint64_t measured = 0;
+  uint64_t expected = 0;
+  Bound bound = Bound::exact;
+  bool ok() const { return bound == Bound::exact ? measured == expected : measured <= expected; }
+};
+
+class LoadReport {
+ public:
+  LoadReport(std::string section, std::string launch) : section_(std::move(section)), launch_(std::move(launch)) {}
+
+  void add(LoadRow row) { rows_.push_back(std::move(row)); }
+  std::string table() const;
+  Verdict verdict() const;
+  // Writes the rows under $HALO_REPORT_DIR/loads/ when that variable is set; prints the table.
+  void publish() const;
+
+ private:
+  std::string section_, launch_;
+  std::vector<LoadRow> rows_;
+};
+
+}  // namespace halo::test

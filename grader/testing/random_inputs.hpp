@@ -1,0 +1,35 @@
+// Fresh random inputs on every run, replayable: the run's seed is printed at start-up and
+// HALO_SEED=<seed> reproduces it. Values are multiples of small powers of two, so products and
+// the sums of a few of them are exact in float, and never zero.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace halo::test {
+
+uint64_t run_seed();
+
+class Rng {
+ public:
+  // Each call site mixes its own salt in, so adding a test does not change the others' inputs.
+  explicit Rng(uint64_t salt) : engine_(run_seed() ^ (salt * 0x9E3779B97F4A7C15ull)) {}
+
+  // Non-zero multiples of 1/8 in [-4, 4].
+  std::vector<float> signal(size_t count) { return values(count, 32, 8.0f); }
+  // Non-zero multiples of 1/4 in [-2, 2]: masks are asymmetric, so a flipped mask shows.
+  std::vector<float> mask(size_t count) { return values(count, 8, 4.0f); }
+
+ private:
+  std::vector<float> values(size_t count, int steps, float scale) {
+    std::uniform_int_distribution<int> pick(1, steps);
+    std::bernoulli_distribution negative(0.5);
+    std::vector<float> v(count);
+    for (auto& x : v) x = float(negative(engine_) ? -pick(engine_) : pick(engine_)) / scale;
+    return v;
+  }
+  std::mt19937_64 engine_;
+};
+
+}  // namespace halo::test

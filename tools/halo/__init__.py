@@ -1,0 +1,1 @@
+"""Halo workbook tools: chapter data, expressions, answers and generated C++."""

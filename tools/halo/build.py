@@ -1,0 +1,71 @@
+"""Configures, builds and tests a Halo build directory with CMake, Ninja and CTest."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+
+def jobs():
+    return str(max(1, os.cpu_count() or 1))
+
+
+def cache_value(build_dir, name):
+    cache = Path(build_dir) / "CMakeCache.txt"
+    if not cache.exists():
+        return None
+    m = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", cache.read_text(errors="replace"), re.MULTILINE)
+    return m.group(1) if m else None
+
+
+def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):
+    """Runs CMake's configure step unless the directory is already set up the same way (Ninja
+    re-runs it by itself when a CMake input changes)."""
+    build_dir = Path(build_dir)
+    wanted = {"HALO_MODE": mode, "CMAKE_CXX_COMPILER": toolchain.cxx}
+    if exercises_dir:
+        wanted["HALO_EXERCISES_DIR"] = str(Path(exercises_dir).resolve())
+    wanted.update(extra or {})
+    if (build_dir / "build.ninja").exists() and all(cache_value(build_dir, k) == v for k, v in wanted.items()):
+        return True
+    if cache_value(build_dir, "CMAKE_CXX_COMPILER") not in (None, toolchain.cxx):
+        (build_dir / "CMakeCache.txt").unlink()  # another compiler: CMake needs a fresh cache
+    cmd = [toolchain.cmake, "-S", str(root), "-B", str(build_dir), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"]
+    cmd += [f"-D{k}={v}" for k, v in wanted.items()]
+    if toolchain.nvcc:
+        cmd.append(f"-DCMAKE_CUDA_COMPILER={toolchain.nvcc}")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stdout[-4000:] + p.stderr[-6000:], file=sys.stderr)
+        print("halo: CMake could not configure the build (output above).", file=sys.stderr)
+        return False
+    return True
+
+
+def build_targets(toolchain, build_dir, targets):
+    """Builds each target on its own so that one section's compile error does not hide the
+    others. Returns {target: compiler output} for the targets that failed."""
+    failed = {}
+    for target in targets:
+        p = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", target, "--", f"-j{jobs()}"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            failed[target] = p.stdout + p.stderr
+    return failed
+
+
+def build_all(toolchain, build_dir):
+    return subprocess.run([toolchain.cmake, "--build", str(build_dir), "--", f"-j{jobs()}"]).returncode == 0
+
+
+def run_ctest(toolchain, build_dir, label_regex=None, junit=None, env=None, capture=False, extra=()):
+    cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=error"]
+    if label_regex:
+        cmd += ["-L", label_regex]
+    if junit:
+        cmd += ["--output-junit", str(junit)]
+    cmd += list(extra)
+    run_env = dict(os.environ, **(env or {}))
+    if capture:
+        return subprocess.run(cmd, env=run_env, capture_output=True, text=True)
+    return subprocess.run(cmd, env=run_env)

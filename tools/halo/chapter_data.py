@@ -1,0 +1,478 @@
+"""The chapter's data: chapters/manifest.toml and every section's questions.toml, checked.
+
+Every number of the workbook comes from these files, so they are checked when loaded: a
+formula that names something unknown, calls with the wrong number of arguments or calls
+itself, or a question whose text or answer cannot be filled in, stops the load with a
+ChapterError "path: formula 'x': what is wrong" rather than a wrong number later on.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from . import expressions as ex
+from .tomlcompat import TOMLDecodeError, load_toml
+
+
+class ChapterError(Exception):
+    """A manifest or questions.toml that is malformed or inconsistent."""
+
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+QUESTION_ID = re.compile(r"[A-Za-z0-9_]+\Z")  # a TOML bare key, so the answers file needs no quotes
+
+
+@dataclass
+class Section:
+    id: str
+    slug: str
+    title: str
+    folder: str
+    kernels: list
+
+
+@dataclass
+class Formula:
+    name: str
+    doc: str
+    params: list
+    lets: list  # [(name, expr)], evaluated in order before expr
+    expr: str
+    section_id: str
+
+
+@dataclass
+class Example:
+    name: str
+    doc: str
+    fields: dict  # N, M, P_known ([index, value] pairs) and any others
+    section_id: str
+
+
+@dataclass
+class Measurement:
+    name: str
+    doc: str
+    fields: dict  # scalars only: launch parameters
+    section_id: str
+
+
+@dataclass
+class Question:
+    id: str
+    title: str
+    text_template: str
+    params: dict
+    answer_expr: str
+    tolerance: float
+    section_id: str
+    chapter: Optional["Chapter"] = field(default=None, repr=False, compare=False)
+
+    def text(self) -> str:
+        """The question as the student reads it, {parameters} filled in."""
+        out = []
+        for literal, name, _spec, _conversion in string.Formatter().parse(self.text_template):
+            out.append(literal)
+            if name is not None:
+                out.append(ex.format_value(self.params[name]))
+        return "".join(out)
+
+    def expected(self) -> ex.Value:
+        """The right answer: a number, or a list of numbers."""
+        return self.chapter.evaluate(self.answer_expr, self.params)
+
+
+class Chapter:
+    """Sections, formulas, examples, measurements and questions of the whole workbook."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.sections: list[Section] = []
+        self.formulas: dict[str, Formula] = {}
+        self.examples: dict[str, Example] = {}
+        self.measurements: dict[str, Measurement] = {}
+        self._questions: dict[str, list[Question]] = {}
+        self._sources: dict[str, str] = {}  # section id -> questions.toml path as shown in messages
+        self._functions = {}  # formula name -> callable, for the evaluator
+
+    def section(self, id_or_folder: str) -> Section:
+        for s in self.sections:
+            if id_or_folder in (s.id, s.folder):
+                return s
+        known = ", ".join(f"{s.id} ({s.folder})" for s in self.sections) or "none"
+        raise KeyError(f"unknown section {id_or_folder!r}; the sections are: {known}")
+
+    def source(self, section_id: str) -> str:
+        """The section's questions.toml, as error messages name it."""
+        return self._sources[self.section(section_id).id]
+
+    def questions(self, section_id: str) -> list[Question]:
+        return list(self._questions.get(self.section(section_id).id, []))
+
+    def call(self, name: str, *args) -> ex.Value:
+        """The value of formula `name` at `args`."""
+        if name not in self.formulas:
+            raise KeyError(f"unknown formula {name!r}")
+        f = self.formulas[name]
+        if len(args) != len(f.params):
+            raise ex.ExpressionError(f"{name}() takes {len(f.params)} arguments "
+                                     f"({', '.join(f.params)}), got {len(args)}")
+        env = dict(zip(f.params, args))
+        for let_name, let_expr in f.lets:
+            env[let_name] = self.evaluate(let_expr, env)
+        return self.evaluate(f.expr, env)
+
+    def evaluate(self, expr: str, env: Optional[dict] = None) -> ex.Value:
+        """The value of `expr` over `env`, with the formulas callable by name."""
+        return ex.evaluate(expr, env or {}, self._functions)
+
+    def answer_key(self, section_id: str) -> list[tuple[Question, ex.Value]]:
+        return [(q, q.expected()) for q in self.questions(section_id)]
+
+    def formula_order(self) -> list[str]:
+        """Formula names with every formula after the ones it calls (C++ needs that order)."""
+        done: list[str] = []
+
+        def visit(name: str) -> None:
+            if name in done:
+                return
+            for callee in sorted(_formula_calls(self.formulas[name]) & set(self.formulas)):
+                visit(callee)
+            done.append(name)
+
+        for name in self.formulas:
+            visit(name)
+        return done
+
+    def verify_examples(self) -> list[str]:
+        """Problems found checking each example's P_known against conv1d(N, M)."""
+        problems = []
+        for e in self.examples.values():
+            if not all(k in e.fields for k in ("N", "M", "P_known")):
+                continue
+            where = f"{self._sources[e.section_id]}: example '{e.name}'"
+            try:
+                P = ex.conv1d(ex._as_value(e.fields["N"], "N"), ex._as_value(e.fields["M"], "M"))
+            except ex.ExpressionError as err:
+                problems.append(f"{where}: {err}")
+                continue
+            for index, value in e.fields["P_known"]:
+                if not 0 <= index < len(P):
+                    problems.append(f"{where}: P_known index {index} is outside P "
+                                    f"(indexes 0..{len(P) - 1})")
+                elif abs(P[index] - value) > 1e-9 * max(1.0, abs(value)):
+                    problems.append(f"{where}: conv1d(N, M)[{index}] is "
+                                    f"{ex.format_number(P[index])}, but P_known says "
+                                    f"{ex.format_number(value)}")
+        return problems
+
+
+def _formula_calls(f: Formula) -> set[str]:
+    calls = set(ex.calls_used(f.expr))
+    for _, let_expr in f.lets:
+        calls |= ex.calls_used(let_expr)
+    return calls
+
+
+# ---------------------------------------------------------------- loading
+
+def load_chapter(root: Path) -> Chapter:
+    """The chapter under repository root `root`, checked; ChapterError if anything is wrong."""
+    chapter = Chapter(root)
+    manifest = chapter.root / "chapters" / "manifest.toml"
+    chapter.sections = _read_manifest(_load(manifest, chapter.root), _show(manifest, chapter.root))
+    raw_questions = []
+    for s in chapter.sections:
+        path = chapter.root / "chapters" / s.folder / "questions.toml"
+        where = _show(path, chapter.root)
+        chapter._sources[s.id] = where
+        if path.is_file():
+            raw_questions.append((s.id, where, _read_section(chapter, s.id, where, _load(path, root))))
+    for name in chapter.formulas:
+        chapter._functions[name] = functools.partial(chapter.call, name)
+    for f in chapter.formulas.values():
+        _check_formula(chapter, f)
+    _check_cycles(chapter)
+    for section_id, where, questions in raw_questions:
+        chapter._questions[section_id] = _read_questions(chapter, section_id, where, questions)
+    return chapter
+
+
+def _show(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _load(path: Path, root: Path) -> dict:
+    try:
+        return load_toml(path)
+    except FileNotFoundError:
+        raise ChapterError(f"{_show(path, root)}: no such file") from None
+    except TOMLDecodeError as e:
+        raise ChapterError(f"{_show(path, root)}: {e}") from None
+
+
+def _read_manifest(data: dict, where: str) -> list[Section]:
+    sections, seen = [], set()
+    entries = data.get("sections", [])
+    if not isinstance(entries, list):
+        raise ChapterError(f"{where}: 'sections' should be an array of tables ([[sections]])")
+    for k, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            raise ChapterError(f"{where}: section #{k} should be a table")
+        for key in ("id", "slug", "title", "folder"):
+            if not isinstance(entry.get(key), str) or not entry[key]:
+                raise ChapterError(f"{where}: section #{k}: '{key}' should be a non-empty string")
+        kernels = entry.get("kernels", [])
+        if not isinstance(kernels, list) or not all(isinstance(x, str) for x in kernels):
+            raise ChapterError(f"{where}: section {entry['id']}: 'kernels' should be a list of strings")
+        folder = entry["folder"]
+        if Path(folder).name != folder or folder in (".", ".."):
+            raise ChapterError(f"{where}: section {entry['id']}: folder {folder!r} should be a plain name")
+        for key in ("id", "folder"):
+            if (key, entry[key]) in seen:
+                raise ChapterError(f"{where}: section #{k}: {key} {entry[key]!r} is used twice")
+            seen.add((key, entry[key]))
+        sections.append(Section(entry["id"], entry["slug"], entry["title"], folder, list(kernels)))
+    return sections
+
+
+def _fail(where: str, what: str, name: str, message: str) -> ChapterError:
+    return ChapterError(f"{where}: {what} '{name}': {message}")
+
+
+def _keys(where: str, what: str, name: str, raw: Any, allowed: set, required: set) -> None:
+    if not isinstance(raw, dict):
+        raise _fail(where, what, name, "should be a table")
+    if not IDENTIFIER.match(name) and what != "question":
+        raise _fail(where, what, name, "is not a valid name (letters, digits and _)")
+    unknown = sorted(set(raw) - allowed - {"doc"})
+    if unknown:
+        raise _fail(where, what, name, f"unknown key(s) {', '.join(unknown)}; "
+                                       f"the keys are: {', '.join(sorted(allowed | {'doc'}))}")
+    for key in sorted(required):
+        if key not in raw:
+            raise _fail(where, what, name, f"'{key}' is missing")
+    if not isinstance(raw.get("doc", ""), str):
+        raise _fail(where, what, name, "'doc' should be a string")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _read_section(chapter: Chapter, section_id: str, where: str, data: dict) -> list:
+    """Adds the file's formulas, examples and measurements; returns its raw questions."""
+    unknown = sorted(set(data) - {"formulas", "examples", "measurements", "questions"})
+    if unknown:
+        raise ChapterError(f"{where}: unknown top-level key(s) {', '.join(unknown)}; the keys are: "
+                           "formulas, examples, measurements, questions")
+    for name, raw in data.get("formulas", {}).items():
+        _keys(where, "formula", name, raw, {"params", "let", "expr"}, {"expr"})
+        _no_duplicate(chapter, chapter.formulas, where, "formula", name)
+        chapter.formulas[name] = _read_formula(where, name, raw, section_id)
+    for name, raw in data.get("examples", {}).items():
+        _keys(where, "example", name, raw, set(raw) - {"doc"}, set())
+        _no_duplicate(chapter, chapter.examples, where, "example", name)
+        chapter.examples[name] = Example(name, raw.get("doc", ""), _example_fields(where, name, raw),
+                                         section_id)
+    for name, raw in data.get("measurements", {}).items():
+        _keys(where, "measurement", name, raw, set(raw) - {"doc"}, set())
+        _no_duplicate(chapter, chapter.measurements, where, "measurement", name)
+        fields = {k: v for k, v in raw.items() if k != "doc"}
+        for k, v in fields.items():
+            if not IDENTIFIER.match(k) or not _is_number(v):
+                raise _fail(where, "measurement", name, f"field {k!r} should be a number with a "
+                                                        "valid name (measurements hold scalars)")
+        chapter.measurements[name] = Measurement(name, raw.get("doc", ""), fields, section_id)
+    questions = data.get("questions", [])
+    if not isinstance(questions, list):
+        raise ChapterError(f"{where}: 'questions' should be an array of tables ([[questions]])")
+    return questions
+
+
+def _no_duplicate(chapter: Chapter, table: dict, where: str, what: str, name: str) -> None:
+    if name in table:
+        other = chapter._sources[table[name].section_id]
+        raise _fail(where, what, name, f"is also defined in {other}; names are shared by all sections")
+
+
+def _read_formula(where: str, name: str, raw: dict, section_id: str) -> Formula:
+    params = raw.get("params", [])
+    if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+        raise _fail(where, "formula", name, "'params' should be a list of names")
+    lets = []
+    if not isinstance(raw.get("let", []), list):
+        raise _fail(where, "formula", name, "'let' should be a list of \"name = expression\" strings")
+    for text in raw.get("let", []):
+        if not isinstance(text, str) or "=" not in text:
+            raise _fail(where, "formula", name, f"let {text!r} should be a string \"name = expression\"")
+        let_name, let_expr = (part.strip() for part in text.split("=", 1))
+        lets.append((let_name, let_expr))
+    if not isinstance(raw["expr"], str):
+        raise _fail(where, "formula", name, "'expr' should be a string")
+    return Formula(name, raw.get("doc", ""), list(params), lets, raw["expr"], section_id)
+
+
+def _example_fields(where: str, name: str, raw: dict) -> dict:
+    fields = {k: v for k, v in raw.items() if k != "doc"}
+    for k, v in fields.items():
+        if not IDENTIFIER.match(k):
+            raise _fail(where, "example", name, f"field {k!r} is not a valid name")
+        if k == "P_known":
+            if not isinstance(v, list) or not all(
+                    isinstance(p, list) and len(p) == 2 and type(p[0]) is int and _is_number(p[1])
+                    for p in v):
+                raise _fail(where, "example", name, "P_known should be a list of [index, value] pairs")
+        elif not (_is_number(v) or isinstance(v, list) and all(_is_number(x) for x in v)):
+            raise _fail(where, "example", name, f"field {k!r} should be a number or a list of numbers")
+    return fields
+
+
+def _check_names(chapter: Chapter, expr: str, scope: set, fail) -> None:
+    """Every name of `expr` is in `scope`, every call is of a formula or builtin with the right
+    number of arguments; `fail(message)` builds the error."""
+    try:
+        names, sites = ex.names_used(expr), ex.call_sites(expr)
+    except ex.ExpressionError as e:
+        raise fail(str(e)) from None
+    for name in sorted(names - scope):
+        if name in chapter.formulas or name in ex.BUILTINS:
+            raise fail(f"{name!r} is a function; call it as {name}(...) in {expr!r}")
+        raise fail(f"unknown name {name!r} in {expr!r}; the names here are: "
+                   f"{', '.join(sorted(scope)) or 'none'}")
+    for name, count in sites:
+        if name in ex.BUILTINS:
+            want = ex.BUILTIN_ARITY[name]
+            if (want is None and count < 1) or (want is not None and count != want):
+                raise fail(f"{name}() takes {want or 'one or more'} arguments, got {count}, in {expr!r}")
+        elif name in chapter.formulas:
+            params = chapter.formulas[name].params
+            if count != len(params):
+                raise fail(f"{name}() takes {len(params)} arguments ({', '.join(params)}), "
+                           f"got {count}, in {expr!r}")
+        else:
+            raise fail(f"unknown function {name!r} in {expr!r}")
+
+
+def _check_formula(chapter: Chapter, f: Formula) -> None:
+    where = chapter._sources[f.section_id]
+
+    def fail(message: str) -> ChapterError:
+        return _fail(where, "formula", f.name, message)
+
+    if f.name in ex.BUILTINS:
+        raise fail("has the name of a builtin function")
+    seen: set[str] = set()
+    # Params and lets become C++ variables, which would hide a formula of the same name.
+    for name in list(f.params) + [n for n, _ in f.lets]:
+        if not IDENTIFIER.match(name):
+            raise fail(f"{name!r} is not a valid parameter or let name")
+        if name in seen:
+            raise fail(f"the name {name!r} is defined twice")
+        if name in chapter.formulas or name in ex.BUILTINS:
+            raise fail(f"the parameter or let {name!r} has the name of a function")
+        if name in ex.CPP_KEYWORDS:
+            raise fail(f"the name {name!r} is a C++ keyword")
+        seen.add(name)
+    scope = set(f.params)
+    for let_name, let_expr in f.lets:
+        _check_names(chapter, let_expr, scope, lambda m: fail(f"let {let_name}: {m}"))
+        scope.add(let_name)
+    _check_names(chapter, f.expr, scope, fail)
+    for expr in [e for _, e in f.lets] + [f.expr]:
+        try:  # formulas become C++, so lists, indexing and conv1d are answers-only
+            ex.to_cpp(expr, chapter.formulas)
+        except ex.ExpressionError as e:
+            raise fail(f"{e} (formulas are also generated as C++)") from None
+
+
+def _check_cycles(chapter: Chapter) -> None:
+    state: dict[str, str] = {}  # "active" while on the DFS path, "done" after
+
+    def visit(name: str, path: list) -> None:
+        if state.get(name) == "done":
+            return
+        if state.get(name) == "active":
+            cycle = path[path.index(name):] + [name]
+            f = chapter.formulas[name]
+            raise _fail(chapter._sources[f.section_id], "formula", name,
+                        f"calls itself: {' -> '.join(cycle)}")
+        state[name] = "active"
+        for callee in sorted(_formula_calls(chapter.formulas[name]) & set(chapter.formulas)):
+            visit(callee, path + [name])
+        state[name] = "done"
+
+    for name in chapter.formulas:
+        visit(name, [])
+
+
+def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: list) -> list[Question]:
+    questions, seen = [], set()
+    for k, raw in enumerate(raw_list, 1):
+        qid = raw.get("id") if isinstance(raw, dict) else None
+        label = qid if isinstance(qid, str) else f"#{k}"
+
+        def fail(message: str, label=label) -> ChapterError:
+            return _fail(where, "question", label, message)
+
+        _keys(where, "question", label, raw,
+              {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params"},
+              {"id", "title", "text", "answer"})
+        for key in ("id", "title", "text", "answer"):
+            if not isinstance(raw[key], str):
+                raise fail(f"'{key}' should be a string")
+        if not QUESTION_ID.match(qid):
+            raise fail("the id should use only letters, digits and _ (it is a key of answers.toml)")
+        if qid in seen:
+            raise fail("the id is used twice in this section")
+        seen.add(qid)
+        tolerance = raw.get("tolerance", 0)
+        if not _is_number(tolerance) or tolerance < 0:
+            raise fail("'tolerance' should be a number >= 0")
+        questions.append(Question(qid, raw["title"], raw["text"], _question_params(chapter, raw, fail),
+                                  raw["answer"], tolerance, section_id, chapter))
+        _check_question(chapter, questions[-1], fail)
+    return questions
+
+
+def _question_params(chapter: Chapter, raw: dict, fail) -> dict:
+    """Example fields (but doc and P_known), then measurement fields, then the own params."""
+    params: dict = {}
+    for key, table in (("example", chapter.examples), ("measurement", chapter.measurements)):
+        if key in raw:
+            if raw[key] not in table:
+                raise fail(f"unknown {key} {raw[key]!r}; the {key}s are: {', '.join(table) or 'none'}")
+            params.update({k: v for k, v in table[raw[key]].fields.items() if k != "P_known"})
+    own = raw.get("params", {})
+    if not isinstance(own, dict):
+        raise fail("'params' should be a table, like params = { n = 1000, m = 9 }")
+    for k, v in own.items():
+        if not IDENTIFIER.match(k) or not (_is_number(v) or isinstance(v, list)
+                                           and all(_is_number(x) for x in v)):
+            raise fail(f"param {k!r} should be a number or a list of numbers with a valid name")
+    params.update(own)
+    return params
+
+
+def _check_question(chapter: Chapter, q: Question, fail) -> None:
+    try:
+        fields = list(string.Formatter().parse(q.text_template))
+    except ValueError as e:
+        raise fail(f"text: {e} (write {{{{ and }}}} for literal braces)") from None
+    for _literal, name, spec, conversion in fields:
+        if name is not None and (name not in q.params or spec or conversion):
+            raise fail(f"text uses {{{name}{'!' + conversion if conversion else ''}"
+                       f"{':' + spec if spec else ''}}}, but only {{param}} with a parameter "
+                       f"works; the parameters are: {', '.join(q.params) or 'none'}")
+    _check_names(chapter, q.answer_expr, set(q.params), lambda m: fail(f"answer: {m}"))
+    try:
+        q.expected()
+    except ex.ExpressionError as e:
+        raise fail(f"answer: {e}") from None

@@ -1,0 +1,138 @@
+"""The `./workbook` command line."""
+import argparse
+import sys
+from pathlib import Path
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="workbook", description="Halo: the CUDA convolution workbook (PMPP chapter 7).")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("grade", help="build and grade your exercises (all sections, or the ones named)")
+    g.add_argument("sections", nargs="*", metavar="SECTION", help="e.g. 7.2 (default: every section)")
+    g.add_argument("--exercises", metavar="DIR", help="grade another tree shaped like exercises/ (a submission)")
+    g.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/grade)")
+    g.add_argument("--gpu", action="store_true", help="also run the tests on an NVIDIA GPU (needs nvcc and a device)")
+
+    c = sub.add_parser("check", help="the project's own test suite (what CI runs)")
+    c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check)")
+
+    s = sub.add_parser("sync", help="write exercises/ from solutions/ (stubs and blank answers)")
+    s.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
+    s.add_argument("--force", action="store_true", help="replace edited exercise files (a backup is kept)")
+
+    i = sub.add_parser("internal", help="commands the build and the tests call")
+    isub = i.add_subparsers(dest="internal", required=True)
+    isub.add_parser("sections", help="sections and questions, one per line, for CMake")
+    e = isub.add_parser("emit-header", help="write the C++ header of formulas, examples and measurements")
+    e.add_argument("output")
+    a = isub.add_parser("check-answer", help="check one answer of an answers.toml")
+    a.add_argument("--section", required=True)
+    a.add_argument("--question", required=True)
+    a.add_argument("--file", required=True)
+    f = isub.add_parser("check-answers-file", help="check an answers.toml as a whole")
+    f.add_argument("--section", required=True)
+    f.add_argument("--file", required=True)
+    f.add_argument("--expect-status", help="require every question to have this status (e.g. 'not answered')")
+    x = isub.add_parser("expect-failure", help="run a test binary that must fail the right way")
+    x.add_argument("--binary", required=True)
+    x.add_argument("--every-test", action="store_true")
+    x.add_argument("--expect", help="text every failing test must print (with --every-test)")
+    x.add_argument("--wrong-kernel", nargs=2, metavar=("SECTION", "NAME"))
+    w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
+    w.add_argument("--section", required=True)
+    w.add_argument("--out", required=True)
+    return p
+
+
+def _chapter(root):
+    from .chapter_data import ChapterError, load_chapter
+    try:
+        return load_chapter(Path(root))
+    except ChapterError as e:
+        sys.exit(f"halo: {e}")
+
+
+def _internal(root, args):
+    from . import answers, cpp_header, expect_failure, wrong_kernels
+
+    if args.internal == "expect-failure":
+        if args.every_test:
+            return expect_failure.every_test_fails(args.binary, args.expect or "")
+        section_id, name = args.wrong_kernel
+        chapter = _chapter(root)
+        for w in wrong_kernels.load(root, chapter.section(section_id)):
+            if w.name == name:
+                return expect_failure.wrong_kernel_caught(args.binary, w.expect, w.name)
+        sys.exit(f"halo: no known-wrong kernel named {name!r} in section {section_id}")
+
+    chapter = _chapter(root)
+    if args.internal == "sections":
+        for s in chapter.sections:
+            print(f"section|{s.id}|{s.slug}|{s.folder}|{','.join(s.kernels)}")
+            for q in chapter.questions(s.id):
+                print(f"question|{s.id}|{q.id}")
+        return 0
+    if args.internal == "emit-header":
+        out = Path(args.output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        text = cpp_header.emit_header(chapter)
+        if not out.exists() or out.read_text() != text:
+            out.write_text(text)
+        return 0
+    if args.internal == "check-answer":
+        verdict = answers.check_question(chapter, args.section, args.question, args.file)
+        print(f"{args.question}: {verdict.status}" + (f"\n{verdict.message}" if verdict.message else ""))
+        return 0 if verdict.status == "right" else 1
+    if args.internal == "check-answers-file":
+        problems = answers.check_file(chapter, args.section, args.file)
+        for p in problems:
+            print(p)
+        if args.expect_status:
+            bad = 0
+            for q in chapter.questions(args.section):
+                v = answers.check_question(chapter, args.section, q.id, args.file)
+                if v.status != args.expect_status:
+                    bad += 1
+                    print(f"{q.id}: {v.status}, expected {args.expect_status}")
+            print(f"{len(chapter.questions(args.section)) - bad} of {len(chapter.questions(args.section))} "
+                  f"questions are '{args.expect_status}'")
+            return 1 if bad or problems else 0
+        if not problems:
+            print(f"{args.file} is well-formed")
+        return 1 if problems else 0
+    if args.internal == "write-wrong-kernels":
+        section = chapter.section(args.section)
+        try:
+            for w in wrong_kernels.load(root, section):
+                wrong_kernels.write_tree(root, section, w, Path(args.out) / w.slug)
+                print(f"wrong|{w.slug}|{w.name}")
+        except wrong_kernels.WrongKernelError as e:
+            sys.exit(f"halo: {e}")
+        return 0
+    return 2
+
+
+def main(root, argv):
+    args = _parser().parse_args(argv)
+    if args.command == "internal":
+        return _internal(root, args)
+    if args.command == "check":
+        from . import check
+        return check.run(root, args.build_dir)
+    chapter = _chapter(root)
+    if args.command == "sync":
+        from . import regions, sync
+        try:
+            return sync.run(root, chapter, check=args.check, force=args.force)
+        except regions.RegionError as e:
+            sys.exit(f"halo: {e}")
+    if args.command == "grade":
+        from . import grade
+        try:
+            for s in args.sections:
+                chapter.section(s)
+        except KeyError as e:
+            sys.exit(f"halo: {e.args[0]}")
+        return grade.run(root, chapter, args.sections, args.exercises, args.build_dir, args.gpu)
+    return 2

@@ -1,0 +1,87 @@
+"""Runs a test binary that must fail, and fails unless it fails the right way.
+
+Two uses in `./workbook check`:
+  --every-test: each test case of a stub build on its own; every one must fail (exit 1 from
+                doctest, not a crash or a time-out) and print the expected text (the pointer
+                to the TODO).
+  --wrong-kernel SECTION NAME: the whole binary of a known-wrong kernel; it must fail and its
+                output must match the regular expression listed for it in grader/wrong/."""
+import re
+import subprocess
+
+TIMEOUT_S = 120
+
+
+def _run(cmd):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return None, out
+
+
+def _describe_exit(code):
+    if code is None:
+        return f"did not finish within {TIMEOUT_S} s"
+    if code < 0:
+        return f"crashed (signal {-code})"
+    return f"exited with {code}"
+
+
+def list_tests(binary):
+    code, out = _run([binary, "--list-test-cases"])
+    if code != 0:
+        raise SystemExit(f"cannot list the tests of {binary}: {_describe_exit(code)}\n{out}")
+    return [line for line in out.splitlines()
+            if line.strip() and not line.startswith("[doctest]") and not line.startswith("====")]
+
+
+def every_test_fails(binary, expect):
+    names = list_tests(binary)
+    if not names:
+        print(f"{binary} has no tests")
+        return 1
+    bad = 0
+    for name in names:
+        code, out = _run([binary, "--test-case=" + name.replace(",", "\\,")])
+        if code == 1 and expect in out:
+            print(f"ok    fails cleanly: {name}")
+            continue
+        bad += 1
+        why = "passed" if code == 0 else _describe_exit(code)
+        if code == 1:
+            why = f"failed without saying {expect!r}"
+        print(f"FAIL  {name}: {why}\n{_indent(out)}")
+    print(f"{len(names) - bad} of {len(names)} stub tests fail cleanly")
+    return 1 if bad else 0
+
+
+def wrong_kernel_caught(binary, expect, name):
+    code, out = _run([binary])
+    if code == 1:
+        m = re.search(expect, out, re.MULTILINE)
+        if m:
+            print(f"caught '{name}'; the grader said:\n{_indent(_around(out, m))}")
+            return 0
+        print(f"'{name}' failed the tests, but without the expected diagnostic /{expect}/. Output:\n{_indent(out)}")
+        return 1
+    if code == 0:
+        print(f"'{name}' PASSED every test: the suite cannot tell it from the solution.\n{_indent(out)}")
+    else:
+        print(f"'{name}': the test binary {_describe_exit(code)} instead of failing cleanly.\n{_indent(out)}")
+    return 1
+
+
+def _around(text, match, lines=3):
+    start = text.rfind("\n", 0, match.start())
+    before = text[:max(start, 0)].splitlines()[-lines:]
+    after = text[match.start():].splitlines()[:lines + 1]
+    return "\n".join(before + after)
+
+
+def _indent(text, limit=60):
+    lines = text.rstrip().splitlines()
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "\n".join("    " + line for line in lines)

@@ -1,0 +1,64 @@
+"""`./workbook grade [SECTION...]`: builds the student's tree, runs its tests, prints a table
+per section and writes results.json. Exit status 0 only when everything selected passes."""
+import random
+import shutil
+import os
+import sys
+from pathlib import Path
+
+from . import build, results, toolchain
+
+
+def _label_regex(ids):
+    return "^(" + "|".join(i.replace(".", r"\.") for i in ids) + ")$"
+
+
+def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
+    root = Path(root)
+    sections = [chapter.section(s) for s in selected] if selected else list(chapter.sections)
+    exercises = Path(exercises).resolve() if exercises else root / "exercises"
+    for s in sections:
+        if not (exercises / s.folder).is_dir():
+            print(f"halo: {exercises / s.folder} does not exist; --exercises must point at a tree shaped like exercises/",
+                  file=sys.stderr)
+            return 2
+    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "grade"
+
+    tc = toolchain.ensure()
+    if gpu and not tc.nvcc:
+        print("halo: --gpu needs nvcc (the CUDA toolkit); grading on the CPU backend only", file=sys.stderr)
+        gpu = False
+    if not build.configure(root, build_dir, tc, "grade", exercises, extra={"HALO_GPU_TESTS": "ON" if gpu else "OFF"}):
+        return 2
+
+    failures = {}
+    for s in sections:
+        sid = s.id.replace(".", "_")
+        targets = [f"test_{sid}"] + ([f"test_{sid}_gpu"] if gpu else [])
+        print(f"building {s.id} {s.slug}...", flush=True)
+        failed = build.build_targets(tc, build_dir, targets)
+        if failed:
+            failures[s.id] = "\n".join(failed.values())
+            # The last good binary must not be graded in place of the broken source.
+            for t in failed:
+                for stale in build_dir.glob(f"grader/{t}_tests.cmake"):
+                    stale.unlink()
+
+    report_dir = build_dir / "report"
+    shutil.rmtree(report_dir, ignore_errors=True)
+    report_dir.mkdir(parents=True)
+    seed = os.environ.get("HALO_SEED") or str(random.randrange(10**9))
+    print(f"running the tests (HALO_SEED={seed} replays these inputs)...", flush=True)
+    junit = report_dir / "junit.xml"
+    build.run_ctest(tc, build_dir, _label_regex([s.id for s in sections]), junit=junit,
+                    env={"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed}, capture=True,
+                    extra=[] if gpu else ["-LE", "^gpu$"])
+    res = results.collect(chapter, sections, results.read_junit(junit), results.read_loads(report_dir),
+                          failures, seed, exercises)
+    results.save(res, build_dir / "results.json")
+    results.print_failures(res)
+    results.print_summary(res)
+    ok = results.passed(res)
+    print(f"\n{'Everything passes.' if ok else 'Not everything passes yet.'} "
+          f"Details: {os.path.relpath(build_dir / 'results.json')}")
+    return 0 if ok else 1

@@ -1,0 +1,142 @@
+"""The results of a grade run: read from CTest's JUnit file and the load reports the test
+binaries wrote, saved as results.json (what later reporters build on) and printed as a table."""
+import datetime
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+NAME = re.compile(r"^(?:(?P<tree>[a-z ]+): )?(?P<section>\d+\.\d+) (?P<slug>\S+) / (?P<kind>[a-z-]+) / (?P<what>.*)$")
+
+
+def parse_name(name):
+    m = NAME.match(name)
+    return m.groupdict() if m else {"tree": None, "section": None, "slug": None, "kind": None, "what": name}
+
+
+def failure_message(output):
+    """The part of a test's output a student should read: doctest's error lines onwards, or
+    the whole (short) output of the Python checks."""
+    lines = output.rstrip().splitlines()
+    for k, line in enumerate(lines):
+        if "ERROR:" in line:
+            body = []
+            for rest in lines[k:]:
+                if rest.startswith("====") or rest.startswith("[doctest]"):
+                    break
+                body.append(rest)
+            text = "\n".join(body)
+            return re.sub(r"^\S*?:\d+: (FATAL )?ERROR: ", "", text, count=1).strip()
+    return "\n".join(lines[-30:])
+
+
+def read_junit(path):
+    tests = []
+    if not Path(path).exists():
+        return tests
+    for case in ET.parse(path).getroot().iter("testcase"):
+        name = case.get("name", "")
+        status = "passed"
+        if case.find("failure") is not None or case.find("error") is not None:
+            status = "failed"
+        elif case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
+            status = "skipped"
+        out = case.findtext("system-out") or ""
+        info = parse_name(name)
+        tests.append({
+            "name": name, "section": info["section"], "kind": info["kind"], "status": status,
+            "message": failure_message(out) if status == "failed" else "",
+            "seconds": float(case.get("time", 0) or 0),
+        })
+    return tests
+
+
+def read_loads(report_dir):
+    loads = {}
+    for path in sorted(Path(report_dir, "loads").glob("*.json")):
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        loads.setdefault(rec["section"], []).append(rec)
+    return loads
+
+
+def collect(chapter, sections, tests, loads, build_failures, seed, exercises):
+    summary = {}
+    for s in sections:
+        mine = [t for t in tests if t["section"] == s.id]
+        code = [t for t in mine if t["kind"] not in ("answers",)]
+        ans = [t for t in mine if t["kind"] == "answers" and not t["name"].endswith("the file is well-formed")]
+        summary[s.id] = {
+            "title": s.title,
+            "build": "failed" if s.id in build_failures else "ok",
+            "build_output": build_failures.get(s.id, ""),
+            "tests": {"passed": sum(t["status"] == "passed" for t in code), "total": len(code)},
+            "answers": {"right": sum(t["status"] == "passed" for t in ans), "asked": len(chapter.questions(s.id))},
+            "loads": loads.get(s.id, []),
+        }
+    return {
+        "version": 1,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "seed": seed,
+        "exercises": str(exercises),
+        "tests": tests,
+        "sections": summary,
+    }
+
+
+def passed(results):
+    return all(t["status"] != "failed" for t in results["tests"]) and \
+        all(s["build"] == "ok" and s["tests"]["total"] > 0 for s in results["sections"].values())
+
+
+def _grouped(n):
+    return f"{n:,}"
+
+
+def loads_cell(section):
+    rows = [r for rec in section["loads"] for r in rec["rows"]]
+    if not rows:
+        return "-"
+    bad = sum(not r["ok"] for r in rows)
+    return f"{len(rows) - bad}/{len(rows)} match" if bad else f"all {len(rows)} match"
+
+
+def print_summary(results):
+    secs = results["sections"]
+    print()
+    print(f"{'section':<8} {'':<40} {'tests':>8} {'loads (measured vs formula)':>28} {'answers':>9}")
+    for sid, s in secs.items():
+        tests = "no build" if s["build"] == "failed" else f"{s['tests']['passed']}/{s['tests']['total']}"
+        ok = s["build"] == "ok" and s["tests"]["passed"] == s["tests"]["total"] > 0 and \
+            s["answers"]["right"] == s["answers"]["asked"]
+        print(f"{sid:<8} {s['title'][:40]:<40} {tests:>8} {loads_cell(s):>28} "
+              f"{s['answers']['right']}/{s['answers']['asked']:<7} {'PASS' if ok else 'not yet'}")
+    for sid, s in secs.items():
+        for rec in s["loads"]:
+            print(f"\n{sid} load report, {rec['launch']}:")
+            print(f"  {'array':<6} {'where':<28} {'measured':>14} {'expected':>16}")
+            for r in rec["rows"]:
+                exp = ("<= " if r["bound"] == "at_most" else "") + _grouped(r["expected"])
+                print(f"  {r['array']:<6} {r['scope']:<28} {_grouped(r['measured']):>14} {exp:>16}  "
+                      f"{'ok' if r['ok'] else 'MISMATCH'}")
+
+
+def print_failures(results, limit=12):
+    failed = [t for t in results["tests"] if t["status"] == "failed"]
+    for sid, s in results["sections"].items():
+        if s["build"] == "failed":
+            print(f"\n{sid}: the exercise does not compile:\n")
+            errors = [line for line in s["build_output"].splitlines() if "error" in line or "^" in line]
+            print("\n".join(("    " + line) for line in (errors or s["build_output"].splitlines())[:30]))
+    for t in failed[:limit]:
+        print(f"\nFAILED {t['name']}")
+        print("\n".join("    " + line for line in t["message"].splitlines()[:25]))
+    if len(failed) > limit:
+        print(f"\n... and {len(failed) - limit} more failed tests (all of them are in results.json)")
+
+
+def save(results, path):
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(results, indent=2) + "\n")

@@ -1,0 +1,126 @@
+"""Finds the tools Halo builds with and installs what is missing.
+
+On Debian/Ubuntu, missing packages are installed with apt-get when we are root or sudo works
+without a password; otherwise the one command to run is printed and nothing else happens."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+INCLUDE_DIRS = ["/usr/include", "/usr/local/include", "/opt/homebrew/include", "/opt/local/include"]
+
+
+@dataclass
+class Toolchain:
+    cxx: str = ""             # clang++ >= 14
+    cmake: str = ""
+    ctest: str = ""
+    ninja: str = ""
+    nvcc: str = ""            # optional: the CUDA backend
+    missing: list = field(default_factory=list)   # [(what, debian package)]
+
+
+def _version(cmd):
+    try:
+        out = subprocess.run([cmd, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"version (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _find_clang():
+    names = ["clang++"] + [f"clang++-{v}" for v in range(21, 13, -1)]
+    for name in names:
+        path = shutil.which(name)
+        if path and (_version(path) or (0, 0)) >= (14, 0):
+            return path
+    return ""
+
+
+def _header(relpath):
+    return any(os.path.exists(os.path.join(d, relpath)) for d in INCLUDE_DIRS)
+
+
+def _library(stem):
+    patterns = [f"/usr/lib/*/{stem}.*", f"/usr/lib/{stem}.*", f"/usr/local/lib/{stem}.*",
+                f"/opt/homebrew/lib/{stem}.*"]
+    return any(glob.glob(p) for p in patterns)
+
+
+def _toml_ok():
+    try:
+        import tomllib  # noqa: F401
+        return True
+    except ImportError:
+        try:
+            import tomli  # noqa: F401
+            return True
+        except ImportError:
+            return False
+
+
+def inspect():
+    tc = Toolchain()
+    tc.cxx = _find_clang()
+    if not tc.cxx:
+        tc.missing.append(("clang++ 14 or newer", "clang"))
+    tc.cmake = shutil.which("cmake") or ""
+    tc.ctest = shutil.which("ctest") or ""
+    if not tc.cmake or (_version(tc.cmake) or (0, 0)) < (3, 25) or not tc.ctest:
+        tc.missing.append(("CMake 3.25 or newer", "cmake"))
+    tc.ninja = shutil.which("ninja") or ""
+    if not tc.ninja:
+        tc.missing.append(("Ninja", "ninja-build"))
+    if not (_header("boost/context/detail/fcontext.hpp") and _library("libboost_context")):
+        tc.missing.append(("Boost.Context", "libboost-context-dev"))
+    if not _header("doctest/doctest.h"):
+        tc.missing.append(("doctest", "doctest-dev"))
+    if not shutil.which("addr2line"):
+        tc.missing.append(("addr2line (source lines in diagnostics)", "binutils"))
+    if not _toml_ok():
+        tc.missing.append(("a TOML reader for Python (Python >= 3.11 has one)", "python3-tomli"))
+    tc.nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc") or ""
+    return tc
+
+
+def _can_install():
+    if not shutil.which("apt-get"):
+        return None
+    if os.geteuid() == 0:
+        return []
+    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        return ["sudo", "-n"]
+    return None
+
+
+def ensure(quiet=False):
+    """A complete Toolchain, installing what is missing; exits with a message when it cannot."""
+    tc = inspect()
+    if not tc.missing:
+        return tc
+    packages = sorted({pkg for _, pkg in tc.missing})
+    what = ", ".join(w for w, _ in tc.missing)
+    prefix = _can_install()
+    if prefix is None:
+        print(f"halo: missing {what}.", file=sys.stderr)
+        if shutil.which("apt-get"):
+            print(f"Install them with:\n\n    sudo apt-get install -y {' '.join(packages)}\n", file=sys.stderr)
+        else:
+            print("Halo is tested on Debian/Ubuntu. Elsewhere install clang >= 14, CMake >= 3.25, Ninja, "
+                  "Boost.Context and doctest (macOS: brew install llvm cmake ninja boost doctest).", file=sys.stderr)
+        sys.exit(2)
+    print(f"halo: installing {what} ({' '.join(packages)}) with apt-get...", flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for cmd in (prefix + ["apt-get", "update", "-q"], prefix + ["apt-get", "install", "-y", "-q"] + packages):
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stdout[-3000:] + p.stderr[-3000:], file=sys.stderr)
+            sys.exit(f"halo: `{' '.join(cmd)}` failed; install {' '.join(packages)} and run this again")
+    tc = inspect()
+    if tc.missing:
+        sys.exit(f"halo: still missing after installing: {', '.join(w for w, _ in tc.missing)}")
+    return tc

@@ -1,0 +1,71 @@
+"""Known-wrong kernels: grader/wrong/<folder>.toml lists one-change mutations of a section's
+reference solution, with the output the grader must produce when it runs them."""
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tomlcompat import load_toml
+
+
+class WrongKernelError(Exception):
+    pass
+
+
+@dataclass
+class WrongKernel:
+    name: str
+    file: str
+    replace: str
+    with_: str
+    why: str
+    expect: str
+
+    @property
+    def slug(self):
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
+
+def load(root, section):
+    path = Path(root) / "grader" / "wrong" / f"{section.folder}.toml"
+    if not path.exists():
+        return []
+    data = load_toml(path)
+    out = []
+    for k, w in enumerate(data.get("wrong", []), start=1):
+        missing = [f for f in ("name", "file", "replace", "with", "expect") if f not in w]
+        if missing:
+            raise WrongKernelError(f"{path}: entry {k} lacks {', '.join(missing)}")
+        if re.search(r"[|;\n]", w["name"]):
+            raise WrongKernelError(f"{path}: entry {k}: a name may not contain | ; or a newline")
+        try:
+            re.compile(w["expect"])
+        except re.error as e:
+            raise WrongKernelError(f"{path}: '{w['name']}': expect is not a valid regular expression: {e}")
+        out.append(WrongKernel(w["name"], w["file"], w["replace"], w["with"], w.get("why", ""), w["expect"]))
+    slugs = [w.slug for w in out]
+    if len(set(slugs)) != len(slugs):
+        raise WrongKernelError(f"{path}: two entries have names that differ only in punctuation")
+    return out
+
+
+def write_tree(root, section, wrong, out_dir):
+    """Writes the section's solution files into out_dir with the one change applied."""
+    solutions = Path(root) / "solutions" / section.folder
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    for src in solutions.iterdir():
+        if src.is_file():
+            shutil.copy2(src, out_dir / src.name)
+    target = out_dir / wrong.file
+    if not target.exists():
+        raise WrongKernelError(f"'{wrong.name}': solutions/{section.folder}/{wrong.file} does not exist")
+    text = target.read_text()
+    n = text.count(wrong.replace)
+    if n != 1:
+        raise WrongKernelError(
+            f"'{wrong.name}': the text to replace occurs {n} times in solutions/{section.folder}/{wrong.file} "
+            f"(it must occur exactly once): {wrong.replace!r}")
+    target.write_text(f"// Known-wrong kernel '{wrong.name}': {wrong.why}\n" + text.replace(wrong.replace, wrong.with_))
