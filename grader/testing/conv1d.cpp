@@ -6,16 +6,17 @@
 namespace halo::test {
 namespace {
 
-// `start(i)` is the index of N under M[0] for output i.
+// `start(i)` is the index of N under M[0] for output i; inputs before `first_valid` are treated
+// as ghost cells (the reference has first_valid = 0).
 template <class Start>
-Reference correlate(const std::vector<float>& N, const std::vector<float>& M, Start start) {
+Reference correlate(const std::vector<float>& N, const std::vector<float>& M, Start start, long first_valid = 0) {
   const long width = long(N.size()), mask = long(M.size());
   Reference r{std::vector<double>(N.size()), std::vector<double>(N.size())};
   for (long i = 0; i < width; ++i) {
     double sum = 0, mag = 0;
     for (long j = 0; j < mask; ++j) {
       long k = start(i) + j;
-      if (k < 0 || k >= width) continue;
+      if (k < first_valid || k >= width) continue;
       double term = double(N[size_t(k)]) * double(M[size_t(j)]);
       sum += term;
       mag += std::fabs(term);
@@ -41,6 +42,9 @@ std::vector<Misconception> conv1d_misconceptions(const std::vector<float>& N, co
     out.push_back({"the convolution with the mask reversed: the book's convolution does not flip M (P[i] sums "
                    "N[i - n + j] * M[j])",
                    conv1d_reference(N, flipped)});
+  out.push_back({"the result with N[0] left out, as if it were a ghost cell: check the ghost-cell test (k >= 0, "
+                 "not k > 0)",
+                 correlate(N, M, [n](long i) { return i - n; }, 1)});
   // A start index off by s shifts every output; the usual slips are i - Mask_Width and i.
   for (long s = -long(M.size()); s <= long(M.size()); ++s) {
     if (s == 0 || long(N.size()) < 2 * long(M.size())) continue;

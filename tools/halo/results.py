@@ -106,13 +106,14 @@ def loads_cell(section):
 def print_summary(results):
     secs = results["sections"]
     print()
-    print(f"{'section':<8} {'':<40} {'tests':>8} {'loads (measured vs formula)':>28} {'answers':>9}")
+    print(f"{'section':<8} {'title':<36} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  verdict")
     for sid, s in secs.items():
         tests = "no build" if s["build"] == "failed" else f"{s['tests']['passed']}/{s['tests']['total']}"
         ok = s["build"] == "ok" and s["tests"]["passed"] == s["tests"]["total"] > 0 and \
             s["answers"]["right"] == s["answers"]["asked"]
-        print(f"{sid:<8} {s['title'][:40]:<40} {tests:>8} {loads_cell(s):>28} "
-              f"{s['answers']['right']}/{s['answers']['asked']:<7} {'PASS' if ok else 'not yet'}")
+        answers = f"{s['answers']['right']}/{s['answers']['asked']}"
+        print(f"{sid:<8} {s['title'][:36]:<36} {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
+              f"{'PASS' if ok else 'not yet'}")
     for sid, s in secs.items():
         for rec in s["loads"]:
             print(f"\n{sid} load report, {rec['launch']}:")
@@ -123,18 +124,33 @@ def print_summary(results):
                       f"{'ok' if r['ok'] else 'MISMATCH'}")
 
 
-def print_failures(results, limit=12):
-    failed = [t for t in results["tests"] if t["status"] == "failed"]
+def print_failures(results):
+    """Per section: the compile errors, or the first failing test in full and one line for each
+    other failure; a student fixes one thing at a time."""
     for sid, s in results["sections"].items():
         if s["build"] == "failed":
             print(f"\n{sid}: the exercise does not compile:\n")
             errors = [line for line in s["build_output"].splitlines() if "error" in line or "^" in line]
             print("\n".join(("    " + line) for line in (errors or s["build_output"].splitlines())[:30]))
-    for t in failed[:limit]:
-        print(f"\nFAILED {t['name']}")
-        print("\n".join("    " + line for line in t["message"].splitlines()[:25]))
-    if len(failed) > limit:
-        print(f"\n... and {len(failed) - limit} more failed tests (all of them are in results.json)")
+            continue
+        failed = [t for t in results["tests"] if t["section"] == sid and t["status"] == "failed"]
+        code = [t for t in failed if t["kind"] != "answers"]
+        answers = [t for t in failed if t["kind"] == "answers"]
+        if code:
+            first = code[0]
+            print(f"\nFAILED {first['name']}")
+            print("\n".join("    " + line for line in first["message"].splitlines()[:25]))
+            for t in code[1:]:
+                print(f"FAILED {t['name']}")
+        unanswered = []
+        for t in answers:
+            lines = t["message"].splitlines()
+            if lines and lines[0].endswith(": not answered"):
+                unanswered.append(lines[0].split(":")[0])
+            else:  # wrong or invalid: the line says where and what
+                print(f"FAILED {t['name']}: {lines[1] if len(lines) > 1 else ' '.join(lines)}")
+        if unanswered:
+            print(f"not answered yet ({sid}): {', '.join(unanswered)}")
 
 
 def save(results, path):

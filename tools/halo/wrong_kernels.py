@@ -1,7 +1,6 @@
 """Known-wrong kernels: grader/wrong/<folder>.toml lists one-change mutations of a section's
 reference solution, with the output the grader must produce when it runs them."""
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,23 +48,29 @@ def load(root, section):
     return out
 
 
+def _write_if_changed(path, text):
+    # Unchanged files keep their timestamps, so a reconfigure does not rebuild every mutant.
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
 def write_tree(root, section, wrong, out_dir):
     """Writes the section's solution files into out_dir with the one change applied."""
     solutions = Path(root) / "solutions" / section.folder
     out_dir = Path(out_dir)
-    if out_dir.exists():
-        shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True)
-    for src in solutions.iterdir():
-        if src.is_file():
-            shutil.copy2(src, out_dir / src.name)
-    target = out_dir / wrong.file
-    if not target.exists():
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sources = {src.name: src.read_text() for src in solutions.iterdir() if src.is_file()}
+    for stale in out_dir.iterdir():
+        if stale.name not in sources:
+            stale.unlink()
+    if wrong.file not in sources:
         raise WrongKernelError(f"'{wrong.name}': solutions/{section.folder}/{wrong.file} does not exist")
-    text = target.read_text()
+    text = sources[wrong.file]
     n = text.count(wrong.replace)
     if n != 1:
         raise WrongKernelError(
             f"'{wrong.name}': the text to replace occurs {n} times in solutions/{section.folder}/{wrong.file} "
             f"(it must occur exactly once): {wrong.replace!r}")
-    target.write_text(f"// Known-wrong kernel '{wrong.name}': {wrong.why}\n" + text.replace(wrong.replace, wrong.with_))
+    sources[wrong.file] = f"// Known-wrong kernel '{wrong.name}': {wrong.why}\n" + text.replace(wrong.replace, wrong.with_)
+    for name, content in sources.items():
+        _write_if_changed(out_dir / name, content)
