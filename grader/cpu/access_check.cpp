@@ -35,7 +35,8 @@ std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
   if (r.is_image()) {
     what += " (" + std::to_string(r.row_bytes / r.element_size) + " x " + std::to_string(r.height) + " image)";
   } else {
-    what += "[0.." + std::to_string(count ? count - 1 : 0) + "] (" + std::to_string(count) + " elements)";
+    what += "[0.." + std::to_string(count ? count - 1 : 0) + "] (" + std::to_string(count) +
+            (count == 1 ? " element)" : " elements)");
   }
   bool before = a < r.lo;
   if (r.read_only && !store)

@@ -21,6 +21,9 @@ def _parser():
     s.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     s.add_argument("--force", action="store_true", help="replace edited exercise files (a backup is kept)")
 
+    le = sub.add_parser("lesson", help="print a section's lesson, with its numbers filled in")
+    le.add_argument("section", metavar="SECTION", help="e.g. 7.2")
+
     i = sub.add_parser("internal", help="commands the build and the tests call")
     isub = i.add_subparsers(dest="internal", required=True)
     isub.add_parser("sections", help="sections and questions, one per line, for CMake")
@@ -127,6 +130,13 @@ def main(root, argv):
             return sync.run(root, chapter, check=args.check, force=args.force)
         except regions.RegionError as e:
             sys.exit(f"halo: {e}")
+    if args.command == "lesson":
+        from .lesson import LessonError, render_lesson
+        try:
+            print(render_lesson(chapter, chapter.section(args.section).id))
+        except (KeyError, LessonError) as e:
+            sys.exit(f"halo: {e.args[0] if e.args else e}")
+        return 0
     if args.command == "grade":
         from . import grade
         try:

@@ -72,7 +72,9 @@ def collect(chapter, sections, tests, loads, build_failures, seed, exercises):
             "title": s.title,
             "build": "failed" if s.id in build_failures else "ok",
             "build_output": build_failures.get(s.id, ""),
-            "tests": {"passed": sum(t["status"] == "passed" for t in code), "total": len(code)},
+            "tests": {"passed": sum(t["status"] == "passed" for t in code),
+                      "total": sum(t["status"] != "skipped" for t in code),
+                      "not_run": sum(t["status"] == "skipped" for t in code)},
             "answers": {"right": sum(t["status"] == "passed" for t in ans), "asked": len(chapter.questions(s.id))},
             "loads": loads.get(s.id, []),
         }
@@ -105,15 +107,20 @@ def loads_cell(section):
 
 def print_summary(results):
     secs = results["sections"]
+    not_run = []
     print()
     print(f"{'section':<8} {'title':<36} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  verdict")
     for sid, s in secs.items():
         tests = "no build" if s["build"] == "failed" else f"{s['tests']['passed']}/{s['tests']['total']}"
+        if s["tests"].get("not_run"):
+            not_run.append(f"{sid}: {s['tests']['not_run']} tests not run (no GPU here)")
         ok = s["build"] == "ok" and s["tests"]["passed"] == s["tests"]["total"] > 0 and \
             s["answers"]["right"] == s["answers"]["asked"]
         answers = f"{s['answers']['right']}/{s['answers']['asked']}"
         print(f"{sid:<8} {s['title'][:36]:<36} {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
               f"{'PASS' if ok else 'not yet'}")
+    for line in not_run:
+        print(line)
     for sid, s in secs.items():
         for rec in s["loads"]:
             print(f"\n{sid} load report, {rec['launch']}:")
