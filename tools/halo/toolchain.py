@@ -46,9 +46,10 @@ def _header(relpath):
 
 
 def _library(stem):
-    patterns = [f"/usr/lib/*/{stem}.*", f"/usr/lib/{stem}.*", f"/usr/local/lib/{stem}.*",
-                f"/opt/homebrew/lib/{stem}.*"]
-    return any(glob.glob(p) for p in patterns)
+    """A library one can link against: the unversioned name (libfoo.so, .a or .dylib), which
+    only the -dev package provides; the runtime's libfoo.so.1.74.0 is not enough."""
+    dirs = ["/usr/lib/*", "/usr/lib", "/usr/local/lib", "/opt/homebrew/lib"]
+    return any(glob.glob(f"{d}/{stem}.{ext}") for d in dirs for ext in ("so", "a", "dylib"))
 
 
 def _toml_ok():
