@@ -77,18 +77,12 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
       refuse(*w, DiagnosticKind::write_to_input,
              "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)", pc);
     ArrayTraffic& t = R.arrays[k];
-    if (store) {
-      Traffic& c = t.block_stores[b];
-      c.accesses += 1;
-      c.bytes += size;
-    } else {
-      Traffic& c = t.block_loads[b];
-      c.accesses += 1;
-      c.bytes += size;
-      if (L.per_thread) {
-        uint32_t elements = size >= r.element_size ? uint32_t(size / r.element_size) : 1u;
-        t.thread_loads[b * L.threads_per_block() + w->thread_linear] += elements;
-      }
+    Traffic& c = store ? t.block_stores[b] : t.block_loads[b];
+    c.accesses += 1;
+    c.bytes += size;
+    if (L.per_thread) {
+      const uint32_t elements = size >= r.element_size ? uint32_t(size / r.element_size) : 1u;
+      (store ? t.thread_stores : t.thread_loads)[b * L.threads_per_block() + w->thread_linear] += elements;
     }
     Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(Space::global)][b];
     s.accesses += 1;

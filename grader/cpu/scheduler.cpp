@@ -211,7 +211,10 @@ void reset_record(LaunchRecord& r, const Launch& L) {
     a.element_size = reg.element_size;
     a.block_loads.assign(nb, {});
     a.block_stores.assign(nb, {});
-    if (L.per_thread) a.thread_loads.assign(nb * L.threads_per_block(), 0);
+    if (L.per_thread) {
+      a.thread_loads.assign(nb * L.threads_per_block(), 0);
+      a.thread_stores.assign(nb * L.threads_per_block(), 0);
+    }
     r.arrays.push_back(std::move(a));
   }
   for (auto& v : r.block_space_loads) v.assign(nb, {});

@@ -1,8 +1,8 @@
 """`./workbook grade [SECTION...]`: builds the student's tree, runs its tests, prints a table
 per section and writes results.json. Exit status 0 only when everything selected passes."""
+import os
 import random
 import shutil
-import os
 import sys
 from pathlib import Path
 
@@ -11,6 +11,17 @@ from . import build, results, toolchain
 
 def _label_regex(ids):
     return "^(" + "|".join(i.replace(".", r"\.") for i in ids) + ")$"
+
+
+def _link_compile_commands(root, build_dir):
+    """Editors look for compile_commands.json at the project root; point it at this build
+    unless something is already there."""
+    link = root / "compile_commands.json"
+    if not link.exists() and not link.is_symlink():
+        try:
+            link.symlink_to(build_dir / "compile_commands.json")
+        except OSError:
+            pass  # a read-only or link-less file system: editors can be pointed at the build
 
 
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
@@ -30,6 +41,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
         gpu = False
     if not build.configure(root, build_dir, tc, "grade", exercises, extra={"HALO_GPU_TESTS": "ON" if gpu else "OFF"}):
         return 2
+    _link_compile_commands(root, build_dir)
 
     failures = {}
     for s in sections:

@@ -131,14 +131,24 @@ def print_summary(results):
                       f"{'ok' if r['ok'] else 'MISMATCH'}")
 
 
+def compiler_errors(output):
+    """Each `file:line:col: error:` line with the source line and caret clang prints after it;
+    the whole output when there is none (a link error, say)."""
+    lines = output.splitlines()
+    picked = []
+    for k, line in enumerate(lines):
+        if " error: " in line or line.startswith("error:"):
+            picked += lines[k:k + 3] if k + 2 < len(lines) and "^" in lines[k + 2] else [line]
+    return picked or lines[-30:]
+
+
 def print_failures(results):
     """Per section: the compile errors, or the first failing test in full and one line for each
     other failure; a student fixes one thing at a time."""
     for sid, s in results["sections"].items():
         if s["build"] == "failed":
             print(f"\n{sid}: the exercise does not compile:\n")
-            errors = [line for line in s["build_output"].splitlines() if "error" in line or "^" in line]
-            print("\n".join(("    " + line) for line in (errors or s["build_output"].splitlines())[:30]))
+            print("\n".join("    " + line for line in compiler_errors(s["build_output"])[:30]))
             continue
         failed = [t for t in results["tests"] if t["section"] == sid and t["status"] == "failed"]
         code = [t for t in failed if t["kind"] != "answers"]

@@ -107,6 +107,11 @@ TEST_CASE("7.2 basic-1d / loads / every thread loads exactly its non-ghost neigh
             FAIL("thread " << t << " has no output (Width = " << width << ") but loaded " << a->thread_loads[t]
                            << " elements of " << array);
       }
+      const auto* P = rec.array("P");
+      for (size_t t = 0; t < P->thread_stores.size(); ++t)
+        if (P->thread_stores[t] != (t < width ? 1u : 0u))
+          FAIL("thread " << t << " (" << describe(width, size_t(mask), kBlock) << ") stored " << P->thread_stores[t]
+                         << " elements of P; each thread with an output stores exactly its own, once");
     }
   }
 }

@@ -35,7 +35,7 @@ struct ArrayTraffic {
   size_t element_size = 1;
   Traffic loads, stores;
   std::vector<Traffic> block_loads, block_stores;  // indexed by linear block id
-  std::vector<uint32_t> thread_loads;              // elements per global thread id; empty unless requested
+  std::vector<uint32_t> thread_loads, thread_stores;  // elements per global thread id; empty unless requested
 
   uint64_t load_elements() const { return loads.bytes / element_size; }
   uint64_t store_elements() const { return stores.bytes / element_size; }
