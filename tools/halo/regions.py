@@ -4,6 +4,9 @@ taken off its lines (or by a default TODO when there is no prompt)."""
 import re
 
 MARKER = re.compile(r"^(\s*)//\s*(BEGIN|END)\s+(SOLUTION|PROMPT)\s*$")
+# Anything that looks like a marker but is not one exactly (case, spelling) is an error, so a
+# misspelt pair can never let solution code through into a stub.
+NEAR_MARKER = re.compile(r"^\s*//\s*(begin|end)\s+(solution|prompt)", re.IGNORECASE)
 DEFAULT_PROMPT = 'HALO_TODO("write this part");'
 
 
@@ -15,7 +18,7 @@ def _uncomment(line, path, lineno):
     m = re.match(r"^(\s*)// ?(.*)$", line)
     if not m:
         raise RegionError(f"{path}:{lineno}: a line inside a PROMPT region must start with //")
-    return m.group(1) + m.group(2)
+    return (m.group(1) + m.group(2)).rstrip()
 
 
 def make_stub(text, path="<text>"):
@@ -25,7 +28,10 @@ def make_stub(text, path="<text>"):
     state = "code"           # code | prompt | solution
     opened_at = 0
     for lineno, line in enumerate(text.splitlines(keepends=True), start=1):
-        m = MARKER.match(line.rstrip("\n"))
+        m = MARKER.match(line.rstrip("\r\n"))
+        if not m and NEAR_MARKER.match(line):
+            raise RegionError(f"{path}:{lineno}: malformed marker {line.strip()!r}; write // BEGIN SOLUTION, "
+                              "// END SOLUTION, // BEGIN PROMPT or // END PROMPT exactly")
         if not m:
             if state == "prompt":
                 prompt.append(_uncomment(line.rstrip("\n"), path, lineno) + "\n")

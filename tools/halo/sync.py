@@ -2,11 +2,14 @@
 
 Kernel files get their SOLUTION regions replaced by prompts (regions.py); answers files are
 written from the questions (blank in exercises/, the key in solutions/). A file in exercises/
-that differs from what would be written is someone's work: it is only replaced with --force,
-and then a copy goes to .halo-backups/<time>/ first."""
+that differs from what would be written is someone's work unless it is exactly what the
+generator wrote last time (exercises/.generated.json records a hash of each file written):
+someone's work is only replaced with --force, and then a copy goes to .halo-backups/<time>/."""
+import datetime
 import difflib
+import hashlib
+import json
 import shutil
-import time
 from pathlib import Path
 
 from . import answers, regions
@@ -34,11 +37,35 @@ def planned_files(root, chapter):
     return files
 
 
+RECORD = Path("exercises") / ".generated.json"
+
+
+def _digest(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def record_text(files):
+    """The record of generated files: which text each exercises/ file had when written."""
+    digests = {str(rel): _digest(text) for rel, text in sorted(files.items(), key=lambda kv: str(kv[0]))
+               if str(rel).startswith("exercises")}
+    return json.dumps({"about": "written by ./workbook sync; a file whose hash differs was edited by someone",
+                       "files": digests}, indent=1) + "\n"
+
+
+def _recorded(root):
+    try:
+        return json.loads((Path(root) / RECORD).read_text())["files"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 def out_of_date(root, chapter):
     """[(relative path, current text or None, planned text)] for files that differ."""
     root = Path(root)
     stale = []
-    for rel, text in planned_files(root, chapter).items():
+    files = planned_files(root, chapter)
+    files[RECORD] = record_text(files)
+    for rel, text in files.items():
         path = root / rel
         current = path.read_text() if path.exists() else None
         if current != text:
@@ -69,7 +96,10 @@ def run(root, chapter, check=False, force=False):
         print("Run `./workbook sync` after editing solutions/ or chapters/.")
         return 1
 
-    edited = [(rel, cur) for rel, cur, _ in stale if cur is not None and str(rel).startswith("exercises")]
+    recorded = _recorded(root)
+    edited = [(rel, cur) for rel, cur, _ in stale
+              if cur is not None and str(rel).startswith("exercises") and rel != RECORD
+              and recorded.get(str(rel)) != _digest(cur)]
     if edited and not force:
         print("Not overwriting files that differ from the generated stubs (someone's work may be in them):")
         for rel, _ in edited:
@@ -77,7 +107,7 @@ def run(root, chapter, check=False, force=False):
         print("Run `./workbook sync --force` to replace them; a backup is kept in .halo-backups/.")
         return 1
     if edited:
-        backup = root / ".halo-backups" / time.strftime("%Y%m%d-%H%M%S")
+        backup = root / ".halo-backups" / datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         for rel, _ in edited:
             (backup / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root / rel, backup / rel)

@@ -1,6 +1,7 @@
 """Known-wrong kernels: grader/wrong/<folder>.toml lists one-change mutations of a section's
 reference solution, with the output the grader must produce when it runs them."""
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +36,10 @@ def load(root, section):
         missing = [f for f in ("name", "file", "replace", "with", "expect") if f not in w]
         if missing:
             raise WrongKernelError(f"{path}: entry {k} lacks {', '.join(missing)}")
-        if re.search(r"[|;\n]", w["name"]):
-            raise WrongKernelError(f"{path}: entry {k}: a name may not contain | ; or a newline")
+        if re.search(r"[|;\n]", w["name"]) or not re.search(r"[A-Za-z0-9]", w["name"]):
+            raise WrongKernelError(f"{path}: entry {k}: a name needs a letter or digit and may not contain | ; or a newline")
+        if "\n" in w.get("why", ""):
+            raise WrongKernelError(f"{path}: '{w['name']}': why must be one line (it becomes a comment)")
         try:
             re.compile(w["expect"])
         except re.error as e:
@@ -62,7 +65,7 @@ def write_tree(root, section, wrong, out_dir):
     sources = {src.name: src.read_text() for src in solutions.iterdir() if src.is_file()}
     for stale in out_dir.iterdir():
         if stale.name not in sources:
-            stale.unlink()
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
     if wrong.file not in sources:
         raise WrongKernelError(f"'{wrong.name}': solutions/{section.folder}/{wrong.file} does not exist")
     text = sources[wrong.file]
