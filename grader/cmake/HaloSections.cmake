@@ -65,12 +65,13 @@ function(halo_cpu_kernels target dir)
     string(MAKE_C_IDENTIFIER "${target}_${kernel}" id)
     set(wrapper "${CMAKE_CURRENT_BINARY_DIR}/kernel_wrappers/${id}.cpp")
     file(CONFIGURE OUTPUT "${wrapper}" CONTENT
-      "// Generated: the CUDA dialect, then the kernel file itself.\n#include \"halo/cpu/cuda_dialect.hpp\"\n#include \"${dir}/${kernel}\"\n")
+      "// Generated: the CUDA dialect, the chapter's #defines, then the kernel file itself.\n#include \"halo/cpu/cuda_dialect.hpp\"\n#include \"halo/chapter_defines.hpp\"\n#include \"${dir}/${kernel}\"\n")
     set_property(SOURCE "${wrapper}" APPEND PROPERTY OBJECT_DEPENDS "${dir}/${kernel}")
     list(APPEND sources "${wrapper}")
   endforeach()
   add_library(${target} OBJECT ${sources})
-  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include" "${dir}")
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include" "${HALO_GENERATED_INCLUDE}" "${dir}")
+  add_dependencies(${target} halo_chapter_data)
   target_compile_options(${target} PRIVATE ${HALO_KERNEL_FLAGS} -Wall)
 endfunction()
 
@@ -116,9 +117,10 @@ function(halo_cuda_binary target folder kernel_dir)
     list(APPEND kernels "${kernel_dir}/${kernel}")
   endforeach()
   add_executable(${target} ${test_wrappers} ${kernels})
-  # The stub marker HALO_TODO() compiles to nothing on the GPU.
-  target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp>)
+  # The stub marker HALO_TODO() compiles to nothing on the GPU; the chapter's #defines are
+  # pre-included as on the CPU backend.
+  set_source_files_properties(${kernels} PROPERTIES COMPILE_OPTIONS
+    "--pre-include=${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp;--pre-include=${HALO_GENERATED_INCLUDE}/halo/chapter_defines.hpp")
   target_link_libraries(${target} PRIVATE halo_testing_cuda)
 endfunction()
 
@@ -135,12 +137,38 @@ function(halo_answer_tests id prefix answers_file labels)
   set_tests_properties("${name}" PROPERTIES LABELS "${id};answers;${labels}" TIMEOUT 60)
 endfunction()
 
+# The untouched answers file of a stub tree: every question must read "not answered".
+function(halo_stub_answers_test id slug answers_file)
+  set(name "stubs: ${id} ${slug} / every answer is unanswered")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-answers-file --section "${id}"
+           --file "${answers_file}" --expect-status "not answered")
+  set_tests_properties("${name}" PROPERTIES LABELS "${id};stubs" TIMEOUT 120)
+endfunction()
+
 function(halo_add_section id)
   set(slug "${HALO_${id}_SLUG}")
   set(folder "${HALO_${id}_FOLDER}")
   set(kernels "${HALO_${id}_KERNELS}")
   string(REPLACE "." "_" sid "${id}")  # 7.2 -> test_7_2
   file(GLOB tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
+
+  if(kernels STREQUAL "")  # a section of questions only (7.1)
+    if(HALO_MODE STREQUAL "grade")
+      halo_answer_tests(${id} "" "${HALO_EXERCISES_DIR}/${folder}/answers.toml" "")
+    else()
+      halo_answer_tests(${id} "solutions: " "${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml" "solutions")
+      halo_stub_answers_test(${id} "${slug}" "${PROJECT_SOURCE_DIR}/exercises/${folder}/answers.toml")
+    endif()
+    return()
+  endif()
+  if(tests STREQUAL "")  # listed in the manifest, tests not written yet: say so, loudly
+    set(name "${id} ${slug} / build / the section has tests")
+    add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -c
+             "import sys; print('no test sources in grader/sections/${folder}/'); sys.exit(1)")
+    set_tests_properties("${name}" PROPERTIES LABELS "${id};build")
+    return()
+  endif()
+
   add_library(halo_tests_${sid}_cpu OBJECT ${tests})
   target_link_libraries(halo_tests_${sid}_cpu PRIVATE halo_testing_cpu)
   target_compile_options(halo_tests_${sid}_cpu PRIVATE -O2 -Wall)
@@ -173,11 +201,8 @@ function(halo_add_section id)
   add_test(NAME "stubs: ${id} ${slug} / every test fails cleanly"
            COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary $<TARGET_FILE:test_${sid}_stubs>
                    --expect "still a stub: exercises/${folder}/")
-  add_test(NAME "stubs: ${id} ${slug} / every answer is unanswered"
-           COMMAND ${HALO_WORKBOOK} internal check-answers-file --section "${id}" --file "${stubs}/answers.toml"
-                   --expect-status "not answered")
-  set_tests_properties("stubs: ${id} ${slug} / every test fails cleanly" "stubs: ${id} ${slug} / every answer is unanswered"
-                       PROPERTIES LABELS "${id};stubs" TIMEOUT 600)
+  set_tests_properties("stubs: ${id} ${slug} / every test fails cleanly" PROPERTIES LABELS "${id};stubs" TIMEOUT 600)
+  halo_stub_answers_test(${id} "${slug}" "${stubs}/answers.toml")
 
   # ...and every known-wrong kernel must be caught with its diagnostic.
   halo_add_wrong_kernels(${id} ${sid} "${slug}" "${folder}" "${kernels}")

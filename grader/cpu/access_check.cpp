@@ -80,6 +80,11 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
     Traffic& c = store ? t.block_stores[b] : t.block_loads[b];
     c.accesses += 1;
     c.bytes += size;
+    if (!store) {
+      Traffic& phase = t.block_loads_phase[w->current->barriers_passed ? 1 : 0][b];
+      phase.accesses += 1;
+      phase.bytes += size;
+    }
     if (L.per_thread) {
       const uint32_t elements = size >= r.element_size ? uint32_t(size / r.element_size) : 1u;
       (store ? t.thread_stores : t.thread_loads)[b * L.threads_per_block() + w->thread_linear] += elements;

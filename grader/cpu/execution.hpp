@@ -44,6 +44,7 @@ struct FiberSlot {
   char* stack = nullptr;  // bottom of its stack while it has one
   FiberState state = FiberState::fresh;
   int barrier_line = 0;
+  unsigned barriers_passed = 0;  // __syncthreads() calls this thread has made
 };
 
 struct Worker {

@@ -211,6 +211,8 @@ void reset_record(LaunchRecord& r, const Launch& L) {
     a.element_size = reg.element_size;
     a.block_loads.assign(nb, {});
     a.block_stores.assign(nb, {});
+    a.block_loads_phase[0].assign(nb, {});
+    a.block_loads_phase[1].assign(nb, {});
     if (L.per_thread) {
       a.thread_loads.assign(nb * L.threads_per_block(), 0);
       a.thread_stores.assign(nb * L.threads_per_block(), 0);
@@ -246,6 +248,7 @@ void sync_threads(int line) {
   Worker* w = tls_worker;
   if (!w) return;  // called from host code: nothing to wait for
   w->current->barrier_line = line;
+  ++w->current->barriers_passed;
   fctx::transfer_t back = fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(Yield::barrier));
   w->scheduler = back.fctx;
 }

@@ -9,9 +9,11 @@
 #include "backend.hpp"
 #include "compare.hpp"
 #include "conv1d.hpp"
+#include "conv2d.hpp"
 #include "device_array.hpp"
 #include "launch_check.hpp"
 #include "load_report.hpp"
+#include "pitched_image.hpp"
 #include "random_inputs.hpp"
 #include "verdict.hpp"
 

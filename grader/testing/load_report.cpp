@@ -68,13 +68,14 @@ void LoadReport::publish() const {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   std::ofstream f(folder / (section_ + "-" + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".json"));
-  f << "{\"section\": " << json_string(section_) << ", \"launch\": " << json_string(launch_) << ", \"rows\": [";
+  f << "{\"section\": " << json_string(section_) << ", \"launch\": " << json_string(launch_)
+    << ", \"output_correct\": " << (output_correct_ ? "true" : "false") << ", \"rows\": [";
   for (size_t k = 0; k < rows_.size(); ++k) {
     const auto& r = rows_[k];
     f << (k ? ", " : "") << "{\"array\": " << json_string(r.array) << ", \"scope\": " << json_string(r.scope)
       << ", \"measured\": " << r.measured << ", \"expected\": " << r.expected
       << ", \"bound\": " << (r.bound == Bound::exact ? "\"exact\"" : "\"at_most\"")
-      << ", \"ok\": " << (r.ok() ? "true" : "false") << "}";
+      << ", \"ok\": " << (r.ok() ? "true" : "false") << ", \"tag\": " << json_string(r.tag) << "}";
   }
   f << "]}\n";
 }

@@ -21,6 +21,9 @@ struct LoadRow {
   uint64_t measured = 0;
   uint64_t expected = 0;
   Bound bound = Bound::exact;
+  // Names the measurement for questions that compare with it, e.g. "basic_1d@ratio_b128:N:internal"
+  // (see measured_ratio in questions.toml); empty for rows no question uses.
+  std::string tag = {};
   bool ok() const { return bound == Bound::exact ? measured == expected : measured <= expected; }
 };
 
@@ -29,6 +32,9 @@ class LoadReport {
   LoadReport(std::string section, std::string launch) : section_(std::move(section)), launch_(std::move(launch)) {}
 
   void add(LoadRow row) { rows_.push_back(std::move(row)); }
+  // Whether the launch's output was checked and right: only then may answers be compared
+  // with these counts.
+  void set_output_correct(bool correct) { output_correct_ = correct; }
   std::string table() const;
   Verdict verdict() const;
   // Writes the rows under $HALO_REPORT_DIR/loads/ when that variable is set; prints the table.
@@ -37,6 +43,7 @@ class LoadReport {
  private:
   std::string section_, launch_;
   std::vector<LoadRow> rows_;
+  bool output_correct_ = false;
 };
 
 }  // namespace halo::test

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from . import measured
 from .expressions import format_number
 from .tomlcompat import TOMLDecodeError, loads_toml
 
@@ -214,14 +215,29 @@ def _question(chapter, section_id: str, question_id: str):
     raise KeyError(f"section {section_id} has no question {question_id!r}")
 
 
-def check_question(chapter, section_id: str, question_id: str, path) -> Verdict:
-    """Grades one question; a file that cannot be read makes it INVALID with the parse error."""
+def check_question(chapter, section_id: str, question_id: str, path, report_dir=None) -> Verdict:
+    """Grades one question; a file that cannot be read makes it INVALID with the parse error.
+    With `report_dir`, a question with `measured_ratio` must also match the ratio measured on
+    the student's own kernels in that run, when both kernels passed."""
     question = _question(chapter, section_id, question_id)
     try:
         parsed = parse_answers(path)
     except AnswersError as e:
         return Verdict(INVALID, str(e))
-    return judge(question, question.expected(), parsed)
+    verdict = judge(question, question.expected(), parsed)
+    if verdict.status != RIGHT or not question.measured_ratio:
+        return verdict
+    found = measured.ratio(report_dir, question.measured_ratio)
+    if found is None:
+        return Verdict(RIGHT, "matches the formula; the ratio measured on your kernels is not available yet "
+                              f"(it needs passing kernels for {' and '.join(question.measured_ratio)})")
+    num, den = found
+    given = parsed.values[question.id]
+    shown = f"{num:,} / {den:,} = {format_number(num / den)}"
+    if abs(given - num / den) > max(question.tolerance, 0):
+        return Verdict(WRONG, f"{parsed.where(question.id)}: {question.id} = {format_number(given)} agrees with the "
+                              f"formula but not with your kernels, which measured {shown}")
+    return Verdict(RIGHT, f"matches the formula and your kernels' measured loads ({shown})")
 
 
 def check_file(chapter, section_id: str, path) -> list[str]:

@@ -58,10 +58,8 @@ def build_all(toolchain, build_dir):
     return subprocess.run([toolchain.cmake, "--build", str(build_dir), "--", f"-j{jobs()}"]).returncode == 0
 
 
-def run_ctest(toolchain, build_dir, label_regex=None, junit=None, env=None, capture=False, extra=()):
-    cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=error"]
-    if label_regex:
-        cmd += ["-L", label_regex]
+def run_ctest(toolchain, build_dir, junit=None, env=None, capture=False, extra=()):
+    cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=ignore"]
     if junit:
         cmd += ["--output-junit", str(junit)]
     cmd += list(extra)

@@ -71,19 +71,26 @@ class Question:
     tolerance: float
     section_id: str
     chapter: Optional["Chapter"] = field(default=None, repr=False, compare=False)
+    # Load tags [numerator, denominator] whose measured ratio (from the student's own kernels,
+    # in this run's load reports) the answer must also match.
+    measured_ratio: Optional[list] = None
+
+    def scope(self) -> dict:
+        """What the text and the answer may name: the chapter's defines, then the parameters."""
+        return {**self.chapter.define_values(), **self.params}
 
     def text(self) -> str:
         """The question as the student reads it, {parameters} filled in."""
-        out = []
+        out, scope = [], self.scope()
         for literal, name, _spec, _conversion in string.Formatter().parse(self.text_template):
             out.append(literal)
             if name is not None:
-                out.append(ex.format_value(self.params[name]))
+                out.append(ex.format_value(scope[name]))
         return "".join(out)
 
     def expected(self) -> ex.Value:
         """The right answer: a number, or a list of numbers."""
-        return self.chapter.evaluate(self.answer_expr, self.params)
+        return self.chapter.evaluate(self.answer_expr, self.scope())
 
 
 class Chapter:
@@ -95,9 +102,15 @@ class Chapter:
         self.formulas: dict[str, Formula] = {}
         self.examples: dict[str, Example] = {}
         self.measurements: dict[str, Measurement] = {}
+        # Compile-time constants (MAX_MASK_WIDTH, O_TILE_WIDTH...): #defines for kernels and
+        # tests, and parameters every question can use. name -> (value, section id)
+        self.defines: dict[str, tuple] = {}
         self._questions: dict[str, list[Question]] = {}
         self._sources: dict[str, str] = {}  # section id -> questions.toml path as shown in messages
         self._functions = {}  # formula name -> callable, for the evaluator
+
+    def define_values(self) -> dict:
+        return {name: value for name, (value, _section) in self.defines.items()}
 
     def section(self, id_or_folder: str) -> Section:
         for s in self.sections:
@@ -269,10 +282,17 @@ def _is_number(v: Any) -> bool:
 
 def _read_section(chapter: Chapter, section_id: str, where: str, data: dict) -> list:
     """Adds the file's formulas, examples and measurements; returns its raw questions."""
-    unknown = sorted(set(data) - {"formulas", "examples", "measurements", "questions"})
+    unknown = sorted(set(data) - {"defines", "formulas", "examples", "measurements", "questions"})
     if unknown:
         raise ChapterError(f"{where}: unknown top-level key(s) {', '.join(unknown)}; the keys are: "
-                           "formulas, examples, measurements, questions")
+                           "defines, formulas, examples, measurements, questions")
+    for name, value in data.get("defines", {}).items():
+        if not re.match(r"^[A-Z][A-Z0-9_]*$", name) or not isinstance(value, int) or isinstance(value, bool):
+            raise ChapterError(f"{where}: define {name!r} should be an UPPER_CASE name with an integer value")
+        if name in chapter.defines:
+            raise ChapterError(f"{where}: define {name!r} is also defined in "
+                               f"{chapter._sources[chapter.defines[name][1]]}")
+        chapter.defines[name] = (value, section_id)
     for name, raw in data.get("formulas", {}).items():
         _keys(where, "formula", name, raw, {"params", "let", "expr"}, {"expr"})
         _no_duplicate(chapter, chapter.formulas, where, "formula", name)
@@ -423,7 +443,7 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
             return _fail(where, "question", label, message)
 
         _keys(where, "question", label, raw,
-              {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params"},
+              {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params", "measured_ratio"},
               {"id", "title", "text", "answer"})
         for key in ("id", "title", "text", "answer"):
             if not isinstance(raw[key], str):
@@ -436,8 +456,12 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
         tolerance = raw.get("tolerance", 0)
         if not _is_number(tolerance) or tolerance < 0:
             raise fail("'tolerance' should be a number >= 0")
+        measured = raw.get("measured_ratio")
+        if measured is not None and not (isinstance(measured, list) and len(measured) == 2
+                                         and all(isinstance(t, str) and t for t in measured)):
+            raise fail("'measured_ratio' should be two load tags, [numerator, denominator]")
         questions.append(Question(qid, raw["title"], raw["text"], _question_params(chapter, raw, fail),
-                                  raw["answer"], tolerance, section_id, chapter))
+                                  raw["answer"], tolerance, section_id, chapter, measured_ratio=measured))
         _check_question(chapter, questions[-1], fail)
     return questions
 
@@ -466,12 +490,13 @@ def _check_question(chapter: Chapter, q: Question, fail) -> None:
         fields = list(string.Formatter().parse(q.text_template))
     except ValueError as e:
         raise fail(f"text: {e} (write {{{{ and }}}} for literal braces)") from None
+    scope = q.scope()
     for _literal, name, spec, conversion in fields:
-        if name is not None and (name not in q.params or spec or conversion):
+        if name is not None and (name not in scope or spec or conversion):
             raise fail(f"text uses {{{name}{'!' + conversion if conversion else ''}"
-                       f"{':' + spec if spec else ''}}}, but only {{param}} with a parameter "
+                       f"{':' + spec if spec else ''}}}, but only {{param}} with a parameter or a define "
                        f"works; the parameters are: {', '.join(q.params) or 'none'}")
-    _check_names(chapter, q.answer_expr, set(q.params), lambda m: fail(f"answer: {m}"))
+    _check_names(chapter, q.answer_expr, set(scope), lambda m: fail(f"answer: {m}"))
     try:
         q.expected()
     except ex.ExpressionError as e:

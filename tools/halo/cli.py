@@ -1,5 +1,6 @@
 """The `./workbook` command line."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -27,8 +28,9 @@ def _parser():
     i = sub.add_parser("internal", help="commands the build and the tests call")
     isub = i.add_subparsers(dest="internal", required=True)
     isub.add_parser("sections", help="sections and questions, one per line, for CMake")
-    e = isub.add_parser("emit-header", help="write the C++ header of formulas, examples and measurements")
-    e.add_argument("output")
+    e = isub.add_parser("emit-header", help="write the C++ headers of formulas, examples, measurements, defines")
+    e.add_argument("output", help="the header of formulas, examples and measurements")
+    e.add_argument("defines_output", help="the header of #defines for kernel files")
     a = isub.add_parser("check-answer", help="check one answer of an answers.toml")
     a.add_argument("--section", required=True)
     a.add_argument("--question", required=True)
@@ -77,14 +79,16 @@ def _internal(root, args):
                 print(f"question|{s.id}|{q.id}")
         return 0
     if args.internal == "emit-header":
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        text = cpp_header.emit_header(chapter)
-        if not out.exists() or out.read_text() != text:
-            out.write_text(text)
+        for path, text in ((args.output, cpp_header.emit_header(chapter)),
+                           (args.defines_output, cpp_header.emit_defines(chapter))):
+            out = Path(path)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if not out.exists() or out.read_text() != text:  # unchanged: nothing rebuilds
+                out.write_text(text)
         return 0
     if args.internal == "check-answer":
-        verdict = answers.check_question(chapter, args.section, args.question, args.file)
+        verdict = answers.check_question(chapter, args.section, args.question, args.file,
+                                         os.environ.get("HALO_REPORT_DIR"))
         print(f"{args.question}: {verdict.status}" + (f"\n{verdict.message}" if verdict.message else ""))
         return 0 if verdict.status == "right" else 1
     if args.internal == "check-answers-file":

@@ -95,5 +95,18 @@ def emit_header(chapter) -> str:
     out += ["}  // namespace examples", "", "namespace measurements {", ""]
     for m in chapter.measurements.values():
         out += _measurement(m) + [""]
-    out += ["}  // namespace measurements", "", "}  // namespace halo::data", ""]
+    out += ["}  // namespace measurements", "", "namespace defines {", ""]
+    for name, (value, section_id) in chapter.defines.items():
+        out.append(f"inline constexpr int {name} = {value};  // [section {section_id}]")
+    out += ["", "}  // namespace defines", "", "}  // namespace halo::data", ""]
     return "\n".join(out)
+
+
+def emit_defines(chapter) -> str:
+    """The chapter's compile-time constants as #defines, pre-included into every kernel file
+    (as the book's `#define MAX_MASK_WIDTH 10` would be), so kernels and tests share them."""
+    out = ["// Generated from the [defines] of chapters/*/questions.toml by `./workbook`; do not edit.",
+           "#pragma once", ""]
+    for name, (value, section_id) in chapter.defines.items():
+        out += [f"#ifndef {name}", f"#define {name} {value}  // [section {section_id}]", "#endif"]
+    return "\n".join(out) + "\n"

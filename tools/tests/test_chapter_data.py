@@ -16,7 +16,7 @@ class RealChapter(unittest.TestCase):
         cls.chapter = load_chapter(REPO_ROOT)
 
     def test_sections(self):
-        self.assertEqual([s.id for s in self.chapter.sections][0], "7.2")
+        self.assertIn("7.2", [s.id for s in self.chapter.sections])
         self.assertIs(self.chapter.section("7.2"), self.chapter.section("7.2-basic-1d"))
         self.assertEqual(self.chapter.section("7.2").kernels, ["convolution_1d_basic.cu"])
         with self.assertRaises(KeyError) as ctx:

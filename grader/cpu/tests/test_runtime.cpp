@@ -46,6 +46,8 @@ TEST_CASE("runtime / barriers order shared-memory writes before reads") {
   CHECK(r.space_stores[int(Space::shared)].accesses == in.size());
   CHECK(r.space_loads[int(Space::shared)].accesses == in.size());
   CHECK(r.array("in")->block_load_elements(3) == 64);
+  CHECK(r.array("in")->block_load_elements_before_barrier(3) == 64);  // every load precedes the barrier
+  CHECK(r.array("in")->block_load_elements_after_barrier(3) == 0);
 }
 
 TEST_CASE("runtime / an out-of-bounds read is stopped and named with index and line") {

@@ -141,6 +141,33 @@ TEST_CASE("7.2 basic-1d / loads / N and M per block and in total at Width 2^20")
   HALO_REQUIRE_VERDICT(report.verdict());
 }
 
+// The reduction-ratio launches of section 7.4: the basic kernel's side of the ratio, measured
+// on this kernel and saved (tagged) for the 7.4 ratio answers.
+TEST_CASE("7.2 basic-1d / loads / N per block at the reduction-ratio launches of 7.4") {
+  Rng rng(11);
+  auto measure = [&](const std::string& name, const auto* m) {  // each measurement has its own type
+    const auto N = rng.signal(size_t(m->Width)), M = rng.mask(size_t(m->Mask_Width));
+    Result r = run(N, M, unsigned(m->blockDim));
+    Verdict v = r.launch;
+    v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), conv1d_misconceptions(N, M)));
+    HALO_REQUIRE_VERDICT(v);
+    const auto* a = halo::cpu::last_launch().array("N");
+    REQUIRE(a != nullptr);
+    LoadReport report("7.2", describe(size_t(m->Width), size_t(m->Mask_Width), unsigned(m->blockDim)));
+    report.add({"N", "internal block (block 1)", a->block_load_elements(1),
+                uint64_t(data::basic_1d_loads_internal_block(m->blockDim, m->Mask_Width)), Bound::exact,
+                "basic_1d@" + name + ":N:internal"});
+    report.add({"N", "first block (block 0)", a->block_load_elements(0),
+                uint64_t(data::basic_1d_loads_boundary_block(m->blockDim, m->Mask_Width)), Bound::exact,
+                "basic_1d@" + name + ":N:boundary"});
+    report.set_output_correct(true);
+    report.publish();
+    HALO_REQUIRE_VERDICT(report.verdict());
+  };
+  measure("ratio_1d_b128", &data::measurements::ratio_1d_b128);
+  measure("ratio_1d_b32", &data::measurements::ratio_1d_b32);
+}
+
 TEST_CASE("7.2 basic-1d / loads / P is written once per output and never read") {
   Rng rng(9);
   const size_t width = 1000;

@@ -36,11 +36,17 @@ struct ArrayTraffic {
   Traffic loads, stores;
   std::vector<Traffic> block_loads, block_stores;  // indexed by linear block id
   std::vector<uint32_t> thread_loads, thread_stores;  // elements per global thread id; empty unless requested
+  // Loads split by when they happened in the block: before the loading thread's first
+  // __syncthreads() (phase 0, e.g. filling a shared tile) and after it (phase 1, e.g. halo reads
+  // of a cached kernel). Indexed by linear block id, like block_loads.
+  std::vector<Traffic> block_loads_phase[2];
 
   uint64_t load_elements() const { return loads.bytes / element_size; }
   uint64_t store_elements() const { return stores.bytes / element_size; }
   uint64_t block_load_elements(size_t block) const { return block_loads.at(block).bytes / element_size; }
   uint64_t block_store_elements(size_t block) const { return block_stores.at(block).bytes / element_size; }
+  uint64_t block_load_elements_before_barrier(size_t block) const { return block_loads_phase[0].at(block).bytes / element_size; }
+  uint64_t block_load_elements_after_barrier(size_t block) const { return block_loads_phase[1].at(block).bytes / element_size; }
 };
 
 enum class DiagnosticKind : uint8_t {

@@ -1,0 +1,26 @@
+// The 2D convolution of the 2D sections, in double precision, and the 2D mistakes students
+// make, as alternative references the comparison recognises. Images and masks are row-major:
+// N[row * width + col], M[fRow * Mask_Width + fCol].
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare.hpp"
+
+namespace halo::test {
+
+// P[row][col] = sum over fRow, fCol of N[row - r + fRow][col - r + fCol] * M[fRow][fCol],
+// r = Mask_Width / 2, ghost cells 0, mask not flipped.
+Reference conv2d_reference(const std::vector<float>& N, int width, int height, const std::vector<float>& M,
+                           int mask_width);
+
+// The mask rotated (a flipped convolution), the mask transposed (rows and columns swapped),
+// and row 0 or column 0 skipped as if it were a ghost cell (the `inRow > 0` slip).
+std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
+                                                 const std::vector<float>& M, int mask_width);
+
+// "P[row 3][col 17]" for element i of a width-wide image, for compare_outputs.
+IndexName image_index(const std::string& array, int width);
+
+}  // namespace halo::test
