@@ -1,5 +1,6 @@
-"""Known-wrong kernels: grader/wrong/<folder>.toml lists one-change mutations of a section's
-reference solution, with the output the grader must produce when it runs them."""
+"""Known-wrong kernels: grader/wrong/<folder>.toml lists mutations of a section's reference
+solution (one `replace`/`with` change, plus any `[[wrong.also]]` changes that belong to the
+same mistake), with the output the grader must produce when it runs them."""
 import re
 import shutil
 from dataclasses import dataclass
@@ -20,6 +21,10 @@ class WrongKernel:
     with_: str
     why: str
     expect: str
+    more: list = None  # further (replace, with) pairs, from `[[wrong.also]]` tables
+
+    def changes(self):
+        return [(self.replace, self.with_)] + list(self.more or [])
 
     @property
     def slug(self):
@@ -44,7 +49,11 @@ def load(root, section):
             re.compile(w["expect"])
         except re.error as e:
             raise WrongKernelError(f"{path}: '{w['name']}': expect is not a valid regular expression: {e}")
-        out.append(WrongKernel(w["name"], w["file"], w["replace"], w["with"], w.get("why", ""), w["expect"]))
+        also = w.get("also", [])
+        if not all(isinstance(a, dict) and "replace" in a and "with" in a for a in also):
+            raise WrongKernelError(f"{path}: '{w['name']}': each [[wrong.also]] needs replace and with")
+        out.append(WrongKernel(w["name"], w["file"], w["replace"], w["with"], w.get("why", ""), w["expect"],
+                               [(a["replace"], a["with"]) for a in also]))
     slugs = [w.slug for w in out]
     if len(set(slugs)) != len(slugs):
         raise WrongKernelError(f"{path}: two entries have names that differ only in punctuation")
@@ -69,11 +78,13 @@ def write_tree(root, section, wrong, out_dir):
     if wrong.file not in sources:
         raise WrongKernelError(f"'{wrong.name}': solutions/{section.folder}/{wrong.file} does not exist")
     text = sources[wrong.file]
-    n = text.count(wrong.replace)
-    if n != 1:
-        raise WrongKernelError(
-            f"'{wrong.name}': the text to replace occurs {n} times in solutions/{section.folder}/{wrong.file} "
-            f"(it must occur exactly once): {wrong.replace!r}")
-    sources[wrong.file] = f"// Known-wrong kernel '{wrong.name}': {wrong.why}\n" + text.replace(wrong.replace, wrong.with_)
+    for old, new in wrong.changes():
+        n = text.count(old)
+        if n != 1:
+            raise WrongKernelError(
+                f"'{wrong.name}': the text to replace occurs {n} times in solutions/{section.folder}/{wrong.file} "
+                f"(it must occur exactly once): {old!r}")
+        text = text.replace(old, new)
+    sources[wrong.file] = f"// Known-wrong kernel '{wrong.name}': {wrong.why}\n" + text
     for name, content in sources.items():
         _write_if_changed(out_dir / name, content)
