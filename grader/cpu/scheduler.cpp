@@ -142,26 +142,26 @@ void run_block(Worker& w, size_t b) {
       FiberState st = w.slots[t].state;
       if (st == FiberState::fresh || st == FiberState::runnable) resume(w, t);
     }
-    size_t waiting = 0, gone = 0;
+    size_t waiting = 0, returned = 0;
     int first_line = 0, other_line = 0;
     for (auto& s : w.slots) {
       if (s.state == FiberState::at_barrier) {
         ++waiting;
         if (!first_line) first_line = s.barrier_line;
         else if (s.barrier_line != first_line) other_line = s.barrier_line;
-      } else {
-        ++gone;
+      } else if (s.state == FiberState::finished) {
+        ++returned;  // threads stopped by a diagnostic were reported already; they do not count here
       }
     }
     if (waiting == 0) break;
-    if (gone > 0 || other_line) {
+    if (returned > 0 || other_line) {
       // Some threads left (or wait elsewhere) while others wait: on a GPU this is undefined
       // behaviour. Report it, then let the waiting threads go on as current hardware does.
       w.thread_idx = {};
       std::string what = std::to_string(waiting) + " of " + std::to_string(nt) +
                          " threads wait at __syncthreads() on line " + std::to_string(first_line);
       if (other_line) what += " while others wait at the one on line " + std::to_string(other_line);
-      if (gone) what += " while " + std::to_string(gone) + " have already returned";
+      if (returned) what += " while " + std::to_string(returned) + " have already returned";
       raise_diagnostic(w, DiagnosticKind::barrier_divergence, what, nullptr);
     }
     for (auto& s : w.slots)

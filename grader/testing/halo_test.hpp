@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "book_examples.hpp"
 #include "compare.hpp"
 #include "conv1d.hpp"
 #include "conv2d.hpp"

@@ -6,6 +6,7 @@ Two uses in `./workbook check`:
                 to the TODO).
   --wrong-kernel SECTION NAME: the whole binary of a known-wrong kernel; it must fail and its
                 output must match the regular expression listed for it in grader/wrong/."""
+import os
 import re
 import subprocess
 
@@ -13,8 +14,11 @@ TIMEOUT_S = 120
 
 
 def _run(cmd):
+    # A stub or a wrong kernel must not leave measurements where the answers of the real run
+    # look for them (a wrong kernel's tagged loads would pass for the solution's).
+    env = {k: v for k, v in os.environ.items() if k != "HALO_REPORT_DIR"}
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")

@@ -69,6 +69,7 @@ def lesson_context(chapter: Chapter, section_id: str) -> dict:
         "example": {name: {k: _format(v) for k, v in e.fields.items()}
                     for name, e in chapter.examples.items()},
         "formula": {name: f.expr for name, f in chapter.formulas.items()},
+        "define": {name: _format(value) for name, value in chapter.define_values().items()},
     }
 
 

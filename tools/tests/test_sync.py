@@ -37,8 +37,8 @@ class Sync(unittest.TestCase):
 
     def test_planned_files(self):
         files = sync.planned_files(self.root, self.chapter)
-        self.assertEqual(set(files), {
-            KERNEL, ANSWERS, Path("solutions") / FOLDER / "answers.toml"})
+        mine = {f for f in files if FOLDER in f.parts}  # other sections plan their own files
+        self.assertEqual(mine, {KERNEL, ANSWERS, Path("solutions") / FOLDER / "answers.toml"})
         solution = (self.root / "solutions" / FOLDER / "convolution_1d_basic.cu").read_text()
         self.assertEqual(files[KERNEL], make_stub(solution))
         self.assertNotIn("BEGIN SOLUTION", files[KERNEL])
