@@ -54,14 +54,23 @@ std::string padding_message(const Region& r, uintptr_t a, bool store) {
          " elements); guard columns with the width, never the pitch";
 }
 
-[[noreturn]] void refuse(Worker& w, DiagnosticKind kind, std::string what, const void* pc) {
-  raise_diagnostic(w, kind, std::move(what), pc);
+template <class Describe>
+[[noreturn]] void refuse(Worker& w, DiagnosticKind kind, const void* pc, Describe describe) {
+  raise_diagnostic_with(w, kind, pc, [&](Diagnostic&) { return describe(); });
   stop_current_thread();
 }
 
+void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc);
+
 inline void on_access(const void* p, unsigned size, bool store, const void* pc) {
   Worker* w = tls_worker;
-  if (!w) return;
+  if (!w || !w->in_fiber) return;
+  w->access_pc = pc;
+  check_access(w, p, size, store, pc);
+  w->access_pc = nullptr;  // not reached when the access is refused: stop_current_thread() resets it
+}
+
+void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
   const Launch& L = *w->launch;
   LaunchRecord& R = *L.record;
   const size_t b = w->block_linear;
@@ -70,12 +79,18 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
   for (size_t k = 0; k < L.regions.size(); ++k) {
     const Region& r = L.regions[k];
     if (a - r.zone_lo >= r.zone_hi - r.zone_lo) continue;
-    if (a < r.lo || a + size > r.hi) refuse(*w, DiagnosticKind::out_of_bounds, out_of_bounds_message(r, a, store), pc);
-    if (r.is_image() && (a - r.lo) % r.pitch + size > r.row_bytes)
-      refuse(*w, DiagnosticKind::pitch_padding, padding_message(r, a, store), pc);
-    if (store && r.read_only)
-      refuse(*w, DiagnosticKind::write_to_input,
-             "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)", pc);
+    if (L.checks) {
+      if (a < r.lo || a + size > r.hi)
+        refuse(*w, DiagnosticKind::out_of_bounds, pc, [&] { return out_of_bounds_message(r, a, store); });
+      if (r.is_image() && (a - r.lo) % r.pitch + size > r.row_bytes)
+        refuse(*w, DiagnosticKind::pitch_padding, pc, [&] { return padding_message(r, a, store); });
+      if (store && r.read_only)
+        refuse(*w, DiagnosticKind::write_to_input, pc, [&] {
+          return "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)";
+        });
+    } else if (a < r.lo || a + size > r.hi) {
+      break;  // unchecked: counted as host memory below, and left to happen
+    }
     ArrayTraffic& t = R.arrays[k];
     Traffic& c = store ? t.block_stores[b] : t.block_loads[b];
     c.accesses += 1;
@@ -98,7 +113,10 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
   Space space = Space::host;
   if (a - L.constant_lo < L.constant_hi - L.constant_lo) space = Space::constant;
   else if (a - w->stack_lo < w->stack_hi - w->stack_lo) space = Space::local;
-  else if (a - w->tls_lo < w->tls_hi - w->tls_lo) space = Space::shared;
+  else if (a - w->tls_lo < w->tls_hi - w->tls_lo) {
+    space = Space::shared;
+    if (L.checks) check_shared_access(*w, a, size, store, pc);
+  }
   Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(space)][b];
   s.accesses += 1;
   s.bytes += size;
@@ -107,20 +125,7 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
 }  // namespace
 
 void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc) {
-  Launch& L = *w.launch;
-  const uint64_t order = w.block_linear * L.threads_per_block() + w.thread_linear;
-  std::lock_guard lock(L.diagnostics_mutex);
-  LaunchRecord& R = *L.record;
-  uint64_t& n = R.counts[int(kind)];
-  Diagnostic& first = R.first[int(kind)];
-  if (n++ == 0 || order < first.order) {
-    first.kind = kind;
-    first.block = w.block_idx;
-    first.thread = w.thread_idx;
-    first.order = order;
-    first.pc = pc;
-    first.what = std::move(what);
-  }
+  raise_diagnostic_with(w, kind, pc, [&](Diagnostic&) { return std::move(what); });
 }
 
 }  // namespace halo::cpu

@@ -8,6 +8,7 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -26,6 +27,11 @@ struct Launch {
   std::vector<Region> regions;     // snapshot of the registry, sorted by address
   uintptr_t constant_lo = 0, constant_hi = 0;
   bool per_thread = false;
+  bool checks = true;    // bounds, padding, shared-memory and initialisation checks
+  bool reverse = false;  // run the threads of a block last to first between barriers
+  std::chrono::steady_clock::time_point deadline;
+  double timeout_s = 0;
+  std::atomic<bool> timed_out{false};
   std::atomic<size_t> next_block{0};
   LaunchRecord* record = nullptr;  // counters are written per block: no two workers share one
   std::mutex diagnostics_mutex;
@@ -57,6 +63,22 @@ struct Worker {
   uintptr_t stack_lo = 0, stack_hi = 0;  // the running fiber's stack: "local" memory
   uintptr_t tls_lo = 0, tls_hi = 0;      // this OS thread's static TLS: where __shared__ lives
   fctx::fcontext_t scheduler = nullptr;
+  bool in_fiber = false;  // a CUDA thread is running (for the crash and time-out handlers)
+  // While an instrumentation callback runs: the kernel's location of the access it checks, so
+  // that a time-out arriving inside the callback names the student's line, not ours.
+  const void* access_pc = nullptr;
+
+  // Shared memory shadow, one record per 4-byte word of the TLS block (see shared_shadow.cpp).
+  struct SharedWord {
+    uint64_t block_serial = 0;  // the block the record belongs to; another block's is stale
+    uint32_t write_epoch = 0, read_epoch = 0;
+    int32_t writer = -1, reader = -1;
+    const void* write_pc = nullptr;
+    const void* read_pc = nullptr;
+  };
+  std::vector<SharedWord> shadow;
+  uint64_t block_serial = 0;  // unique per block this worker runs (never 0)
+  uint32_t epoch = 0;         // barriers released so far in the current block
 
   std::vector<char*> free_stacks;
   std::vector<char*> all_stacks;
@@ -72,7 +94,35 @@ extern constinit thread_local Worker* tls_worker;
 // faulty access happens. Never returns.
 [[noreturn]] void stop_current_thread();
 
-// Records a diagnostic raised by the running thread (keeps the first of each kind).
+// Records a diagnostic raised by the running thread (keeps the first of each kind, the one of
+// the lowest block and thread). `describe` builds the message only when it is kept, so a kernel
+// wrong in every thread costs a count, not a million strings.
+template <class Describe>
+void raise_diagnostic_with(Worker& w, DiagnosticKind kind, const void* pc, Describe describe);
 void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc);
+
+// The shared-memory checks of one access (races, uninitialised reads).
+void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
+
+// "N_ds[5]" for an address in the executable's TLS block, from the ELF symbol table.
+std::string shared_element_name(uintptr_t offset_in_tls_block);
+
+template <class Describe>
+void raise_diagnostic_with(Worker& w, DiagnosticKind kind, const void* pc, Describe describe) {
+  Launch& L = *w.launch;
+  const uint64_t order = w.block_linear * L.threads_per_block() + w.thread_linear;
+  std::lock_guard lock(L.diagnostics_mutex);
+  LaunchRecord& R = *L.record;
+  Diagnostic& first = R.first[int(kind)];
+  if (R.counts[int(kind)]++ != 0 && order >= first.order) return;
+  Diagnostic d;
+  d.kind = kind;
+  d.block = w.block_idx;
+  d.thread = w.thread_idx;
+  d.order = order;
+  d.pc = pc;
+  d.what = describe(d);  // may fill the other side (has_other, other_thread, other_pc, other_role)
+  first = std::move(d);
+}
 
 }  // namespace halo::cpu

@@ -26,6 +26,10 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::write_to_input: return "write to an input";
     case DiagnosticKind::barrier_divergence: return "barrier divergence";
     case DiagnosticKind::todo_reached: return "unfinished stub";
+    case DiagnosticKind::shared_race: return "shared-memory race";
+    case DiagnosticKind::uninitialised_shared_read: return "read of uninitialised shared memory";
+    case DiagnosticKind::launch_timeout: return "launch did not finish";
+    case DiagnosticKind::crash: return "crash";
     case DiagnosticKind::count_: break;
   }
   return "?";
@@ -43,7 +47,14 @@ std::string Diagnostic::where() const {
   return w;
 }
 
-std::string Diagnostic::full() const { return what + "\n    at " + where(); }
+std::string Diagnostic::full() const {
+  std::string out = what + "\n    at " + where();
+  if (has_other) {
+    out += "\n    and thread " + triple(other_thread) + " " + other_role;
+    if (std::string line = source_line(other_pc); !line.empty()) out += ", " + line;
+  }
+  return out;
+}
 
 const ArrayTraffic* LaunchRecord::array(std::string_view name) const {
   for (const auto& a : arrays)

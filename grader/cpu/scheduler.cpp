@@ -5,16 +5,20 @@
 // without barriers runs all its threads on one reused stack; a tiled kernel holds one stack
 // per thread of the block while they wait at the barrier.
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdlib>
 #include <string>
 #include <thread>
 
 #include "execution.hpp"
+#include "faults.hpp"
 #include "halo/cpu/scheduler.hpp"
 
 // Linker-provided bounds of the section that holds every __constant__ variable.
@@ -34,6 +38,15 @@ LaunchRecord& record_storage() {
   return record;
 }
 bool per_thread_requested = false;
+Schedule schedule_requested = Schedule::forward;
+bool checks_requested = [] {
+  const char* env = std::getenv("HALO_DIAGNOSTICS");
+  return !(env && std::string(env) == "off");
+}();
+double timeout_requested = [] {
+  const char* env = std::getenv("HALO_LAUNCH_TIMEOUT");
+  return env && std::atof(env) > 0 ? std::atof(env) : 20.0;
+}();
 
 // The executable's static TLS block of the calling thread: all `static thread_local`
 // variables of the kernel translation unit, i.e. all __shared__ memory, live inside it.
@@ -83,6 +96,7 @@ void release_stacks(Worker& w) {
 
 [[noreturn]] void yield_for_good(Yield why) {
   Worker* w = tls_worker;
+  w->access_pc = nullptr;
   fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(why));
   __builtin_unreachable();  // the scheduler never resumes a finished or stopped fiber
 }
@@ -113,7 +127,9 @@ void resume(Worker& w, size_t t) {
   }
   w.stack_lo = reinterpret_cast<uintptr_t>(slot.stack + kPageBytes);
   w.stack_hi = w.stack_lo + kStackBytes;
+  w.in_fiber = true;
   fctx::transfer_t back = fctx::jump_fcontext(slot.context, &w);
+  w.in_fiber = false;
   slot.context = back.fctx;
   switch (static_cast<Yield>(reinterpret_cast<uintptr_t>(back.data))) {
     case Yield::barrier:
@@ -135,10 +151,14 @@ void run_block(Worker& w, size_t b) {
   Launch& L = *w.launch;
   w.block_linear = b;
   w.block_idx = unflatten(b, L.grid);
+  ++w.block_serial;  // shared-memory shadow records of earlier blocks become stale
+  w.epoch = 0;
   const size_t nt = L.threads_per_block();
   for (auto& s : w.slots) s = FiberSlot{};
   for (;;) {
-    for (size_t t = 0; t < nt; ++t) {
+    for (size_t k = 0; k < nt; ++k) {
+      if (L.timed_out.load(std::memory_order_relaxed)) return;  // abandon the rest of the launch
+      const size_t t = L.reverse ? nt - 1 - k : k;
       FiberState st = w.slots[t].state;
       if (st == FiberState::fresh || st == FiberState::runnable) resume(w, t);
     }
@@ -158,6 +178,7 @@ void run_block(Worker& w, size_t b) {
       // Some threads left (or wait elsewhere) while others wait: on a GPU this is undefined
       // behaviour. Report it, then let the waiting threads go on as current hardware does.
       w.thread_idx = {};
+      w.thread_linear = 0;
       std::string what = std::to_string(waiting) + " of " + std::to_string(nt) +
                          " threads wait at __syncthreads() on line " + std::to_string(first_line);
       if (other_line) what += " while others wait at the one on line " + std::to_string(other_line);
@@ -166,6 +187,7 @@ void run_block(Worker& w, size_t b) {
     }
     for (auto& s : w.slots)
       if (s.state == FiberState::at_barrier) s.state = FiberState::runnable;
+    ++w.epoch;  // a new barrier interval
   }
 }
 
@@ -174,10 +196,12 @@ void run_worker(Launch* L) {
   w.launch = L;
   w.slots.resize(L->threads_per_block());
   find_tls_block(w.tls_lo, w.tls_hi);
+  if (L->checks) w.shadow.resize((w.tls_hi - w.tls_lo + 3) / 4);
+  FaultStack fault_stack;  // a crash (even a stack overflow) is handled on its own stack
   tls_worker = &w;
   for (;;) {
     size_t b = L->next_block.fetch_add(1, std::memory_order_relaxed);
-    if (b >= L->block_count()) break;
+    if (b >= L->block_count() || L->timed_out.load(std::memory_order_relaxed)) break;
     run_block(w, b);
   }
   tls_worker = nullptr;
@@ -255,6 +279,9 @@ void sync_threads(int line) {
 
 const LaunchRecord& last_launch() { return record_storage(); }
 void set_count_per_thread(bool on) { per_thread_requested = on; }
+void set_schedule(Schedule s) { schedule_requested = s; }
+void set_checks(bool on) { checks_requested = on; }
+void set_launch_timeout(double seconds) { timeout_requested = seconds; }
 
 cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   cudaError_t config = check_configuration(grid, block);
@@ -275,22 +302,46 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   L.constant_lo = reinterpret_cast<uintptr_t>(__start_halo_constant);
   L.constant_hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
   L.per_thread = per_thread_requested;
+  L.checks = checks_requested;
+  L.reverse = schedule_requested == Schedule::reverse;
+  L.timeout_s = timeout_requested;
+  FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
   L.record = &record;
   reset_record(record, L);
 
   auto start = std::chrono::steady_clock::now();
+  L.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(L.timeout_s));
   unsigned n = worker_count(L.block_count());
   std::vector<std::thread> workers;
   workers.reserve(n);
   for (unsigned k = 0; k < n; ++k) workers.emplace_back(run_worker, &L);
+  // The watchdog: past the deadline it flags the launch and signals every worker, whose
+  // running CUDA thread is then stopped where it is (faults.cpp).
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock lock(done_mutex);
+    if (done_cv.wait_until(lock, L.deadline, [&] { return done; })) return;
+    L.timed_out.store(true);
+    for (auto& t : workers) pthread_kill(t.native_handle(), kTimeoutSignal);
+  });
   for (auto& t : workers) t.join();
+  {
+    std::lock_guard lock(done_mutex);
+    done = true;
+  }
+  done_cv.notify_one();
+  watchdog.join();
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   total_up(record);
 
   const uint64_t* c = record.counts;
   // Only what would fault on a GPU becomes an error code; the other diagnostics fail tests
   // through the report, as a GPU would let them pass silently.
-  if (c[int(DiagnosticKind::out_of_bounds)]) record.error = cudaErrorIllegalAddress;
+  if (c[int(DiagnosticKind::out_of_bounds)] || c[int(DiagnosticKind::crash)]) record.error = cudaErrorIllegalAddress;
+  if (c[int(DiagnosticKind::launch_timeout)]) record.error = cudaErrorLaunchTimeout;
   return record_error(record.error);
 }
 

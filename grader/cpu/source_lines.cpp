@@ -83,6 +83,10 @@ std::string source_line(const void* pc) {
   uintptr_t at = reinterpret_cast<uintptr_t>(pc) - 1;
   Module m;
   std::string where = find_module(at, m) ? ask_addr2line(m, at - m.bias) : std::string();
+  // Compiler-made code between statements has no line ("file:?"); the instructions just before
+  // the call belong to the access's own statement.
+  for (uintptr_t back = 1; back <= 16 && !where.empty() && where.back() == '?'; ++back)
+    where = ask_addr2line(m, at - back - m.bias);
   cache.emplace(pc, where);
   return where;
 }

@@ -68,7 +68,7 @@ def _internal(root, args):
         chapter = _chapter(root)
         for w in wrong_kernels.load(root, chapter.section(section_id)):
             if w.name == name:
-                return expect_failure.wrong_kernel_caught(args.binary, w.expect, w.name)
+                return expect_failure.wrong_kernel_caught(args.binary, w.expect, w.name, w.env)
         sys.exit(f"halo: no known-wrong kernel named {name!r} in section {section_id}")
 
     chapter = _chapter(root)

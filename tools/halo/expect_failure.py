@@ -13,10 +13,11 @@ import subprocess
 TIMEOUT_S = 120
 
 
-def _run(cmd):
+def _run(cmd, extra_env=None):
     # A stub or a wrong kernel must not leave measurements where the answers of the real run
     # look for them (a wrong kernel's tagged loads would pass for the solution's).
     env = {k: v for k, v in os.environ.items() if k != "HALO_REPORT_DIR"}
+    env.update(extra_env or {})
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
         return p.returncode, p.stdout + p.stderr
@@ -61,8 +62,8 @@ def every_test_fails(binary, expect):
     return 1 if bad else 0
 
 
-def wrong_kernel_caught(binary, expect, name):
-    code, out = _run([binary])
+def wrong_kernel_caught(binary, expect, name, env=None):
+    code, out = _run([binary], env)
     if code == 1:
         m = re.search(expect, out, re.MULTILINE)
         if m:

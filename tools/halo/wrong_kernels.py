@@ -22,6 +22,7 @@ class WrongKernel:
     why: str
     expect: str
     more: list = None  # further (replace, with) pairs, from `[[wrong.also]]` tables
+    env: dict = None   # environment for its test run, e.g. a short HALO_LAUNCH_TIMEOUT for a hang
 
     def changes(self):
         return [(self.replace, self.with_)] + list(self.more or [])
@@ -52,8 +53,11 @@ def load(root, section):
         also = w.get("also", [])
         if not all(isinstance(a, dict) and "replace" in a and "with" in a for a in also):
             raise WrongKernelError(f"{path}: '{w['name']}': each [[wrong.also]] needs replace and with")
+        env = w.get("env", {})
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            raise WrongKernelError(f"{path}: '{w['name']}': env values must be strings")
         out.append(WrongKernel(w["name"], w["file"], w["replace"], w["with"], w.get("why", ""), w["expect"],
-                               [(a["replace"], a["with"]) for a in also]))
+                               [(a["replace"], a["with"]) for a in also], env))
     slugs = [w.slug for w in out]
     if len(set(slugs)) != len(slugs):
         raise WrongKernelError(f"{path}: two entries have names that differ only in punctuation")

@@ -77,3 +77,42 @@ __global__ void unfinished(float* out) {
   HALO_TODO("nothing here yet");
   (void)out;
 }
+
+// Reads a neighbour's element of a shared tile with no barrier after filling it.
+__global__ void neighbour_without_barrier(const float* in, float* out) {
+  __shared__ float tile[TILE];
+  const int t = threadIdx.x;
+  tile[t] = in[t];
+  out[t] = tile[(t + 1) % blockDim.x];
+}
+
+// Reads shared memory nothing wrote (the store the compiler cannot rule out never happens).
+__global__ void read_unwritten_shared(float* out) {
+  __shared__ float never_written[TILE];
+  if (threadIdx.x > blockDim.x) never_written[0] = 1.0f;
+  out[threadIdx.x] = never_written[threadIdx.x];
+}
+
+// Every thread stores its index into one word; which one survives depends on the order.
+__global__ void last_writer_wins(int* out) {
+  __shared__ int slot;
+  slot = int(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) *out = slot;
+}
+
+// Never ends, though it keeps touching memory (so the launch's time limit can see it).
+__global__ void spin_forever(const float* in, float* out) {
+  float s = 0;
+  for (int k = 0;; k = (k + 1) % 4) {
+    s += in[k];
+    if (s != s) break;  // never: the inputs are finite
+  }
+  out[threadIdx.x] = s;
+}
+
+// Thread 3 writes through the pointer it is given (null in the test) and crashes.
+__global__ void crash_in_thread_3(float* bad, float* out) {
+  if (threadIdx.x == 3) bad[threadIdx.x] = 1.0f;
+  out[threadIdx.x] = 2.0f;
+}

@@ -1,6 +1,7 @@
 // Tests of the CPU backend itself: it must run kernels like a GPU (barriers, indices, atomics,
 // launch errors), measure like the chapter counts (per array, per space), and stop and explain
 // bad accesses. Every check here is against a kernel whose behaviour is known exactly.
+#include <fstream>
 #include <numeric>
 
 #include "halo_test.hpp"
@@ -15,6 +16,11 @@ HALO_GLOBAL void through_local_array(const float* in, float* out, int n);
 HALO_GLOBAL void record_coordinates(int* out);
 HALO_GLOBAL void count_everything(int* counter);
 HALO_GLOBAL void unfinished(float* out);
+HALO_GLOBAL void neighbour_without_barrier(const float* in, float* out);
+HALO_GLOBAL void read_unwritten_shared(float* out);
+HALO_GLOBAL void last_writer_wins(int* out);
+HALO_GLOBAL void spin_forever(const float* in, float* out);
+HALO_GLOBAL void crash_in_thread_3(float* bad, float* out);
 extern float weights[16];
 
 using namespace halo::test;
@@ -23,6 +29,16 @@ using halo::cpu::last_launch;
 using halo::cpu::Space;
 
 namespace {
+// "grader/cpu/tests/runtime_kernels.cu:<line>" of the first line holding `snippet`, so that the
+// expected source lines follow edits of the kernels file.
+std::string line_of(const std::string& snippet) {
+  std::ifstream file(HALO_RUNTIME_KERNELS_FILE);
+  std::string text;
+  for (int n = 1; std::getline(file, text); ++n)
+    if (text.find(snippet) != std::string::npos) return "grader/cpu/tests/runtime_kernels.cu:" + std::to_string(n);
+  return "(no line holds " + snippet + ")";
+}
+
 std::vector<float> iota_floats(size_t n) {
   std::vector<float> v(n);
   std::iota(v.begin(), v.end(), 1.0f);
@@ -61,7 +77,7 @@ TEST_CASE("runtime / an out-of-bounds read is stopped and named with index and l
   CHECK(d.what.find("ghost cell before the first element") != std::string::npos);
   CHECK(d.thread.x == 0);
   INFO(d.where());
-  CHECK(d.where().find("grader/cpu/tests/runtime_kernels.cu:19") != std::string::npos);
+  CHECK(d.where().find(line_of("out[i] = in[i + offset]")) != std::string::npos);
   const auto out = dOut.download();
   CHECK(is_poison(out[0]));  // stopped before the store
   CHECK(out[2] == in[0]);    // the other threads ran on
@@ -107,7 +123,8 @@ TEST_CASE("runtime / threads waiting at a barrier others never reach are reporte
   halo::launch(half_block_barrier, dim3(1), dim3(64), dOut.get());
   REQUIRE(count_of(DiagnosticKind::barrier_divergence) == 1);
   CHECK(last_launch().first[int(DiagnosticKind::barrier_divergence)].what ==
-        "32 of 64 threads wait at __syncthreads() on line 43 while 32 have already returned");
+        "32 of 64 threads wait at __syncthreads() on line " + line_of("    __syncthreads();").substr(36) +
+            " while 32 have already returned");
 }
 
 TEST_CASE("runtime / pitched images: padding is off limits, rows are named") {
@@ -197,5 +214,91 @@ TEST_CASE("runtime / a stub's TODO is reported with its file and line") {
   halo::launch(unfinished, dim3(1), dim3(4), dOut.get());
   CHECK(count_of(DiagnosticKind::todo_reached) == 4);
   const std::string notes = stub_notes();
-  CHECK(notes == "still a stub: grader/cpu/tests/runtime_kernels.cu:77: TODO: nothing here yet");
+  CHECK(notes == "still a stub: " + line_of("HALO_TODO(\"nothing here yet\")") + ": TODO: nothing here yet");
+}
+
+TEST_CASE("runtime / a shared-memory read before the barrier is a race with both threads named") {
+  auto dIn = DeviceArray<float>::input("in", iota_floats(32));
+  auto dOut = DeviceArray<float>::output("out", 32);
+  halo::launch(neighbour_without_barrier, dim3(1), dim3(32), dIn.get(), dOut.get());
+  const auto& r = last_launch();
+  REQUIRE(r.counts[int(DiagnosticKind::shared_race)] > 0);
+  const auto& d = r.first[int(DiagnosticKind::shared_race)];
+  INFO(d.full());
+  // Thread 0 runs first and reads element 1 before thread 1 writes it: the read is
+  // uninitialised, and thread 1's write after thread 0's read in the same interval is the race.
+  CHECK(r.counts[int(DiagnosticKind::uninitialised_shared_read)] > 0);
+  CHECK(d.what.find("write to element 1 of tile in shared memory while thread (0,0,0) read it") != std::string::npos);
+  CHECK(d.what.find("missing __syncthreads()") != std::string::npos);
+  CHECK(d.thread.x == 1);
+  CHECK(d.full().find(line_of("tile[t] = in[t];")) != std::string::npos);  // the write
+  CHECK(d.full().find("and thread (0,0,0) read it, " + line_of("out[t] = tile[")) != std::string::npos);
+}
+
+TEST_CASE("runtime / reading shared memory no thread wrote is reported by name") {
+  auto dOut = DeviceArray<float>::output("out", 8);
+  halo::launch(read_unwritten_shared, dim3(1), dim3(8), dOut.get());
+  const auto& r = last_launch();
+  CHECK(r.counts[int(DiagnosticKind::uninitialised_shared_read)] == 8);
+  CHECK(r.first[int(DiagnosticKind::uninitialised_shared_read)].what ==
+        "read of element 0 of never_written in shared memory, which no thread of this block has written yet");
+}
+
+TEST_CASE("runtime / the reverse schedule exposes an order-dependent result") {
+  auto dOut = DeviceArray<int>::output("out", 1);
+  halo::launch(last_writer_wins, dim3(1), dim3(16), dOut.get());
+  CHECK(dOut.download()[0] == 15);  // forward: thread 15 stores last
+  CHECK(last_launch().counts[int(DiagnosticKind::shared_race)] > 0);
+  halo::cpu::set_schedule(halo::cpu::Schedule::reverse);
+  halo::launch(last_writer_wins, dim3(1), dim3(16), dOut.get());
+  halo::cpu::set_schedule(halo::cpu::Schedule::forward);
+  CHECK(dOut.download()[0] == 0);  // reverse: thread 0 stores last
+}
+
+TEST_CASE("runtime / a launch past its time limit is stopped and says which thread ran") {
+  auto dIn = DeviceArray<float>::input("in", iota_floats(4));
+  auto dOut = DeviceArray<float>::output("out", 64);
+  halo::cpu::set_launch_timeout(0.3);
+  const cudaError_t err = halo::launch(spin_forever, dim3(4), dim3(16), dIn.get(), dOut.get());
+  halo::cpu::set_launch_timeout(20);
+  CHECK(err == cudaErrorLaunchTimeout);
+  const auto& r = last_launch();
+  REQUIRE(r.counts[int(DiagnosticKind::launch_timeout)] >= 1);
+  CHECK(r.first[int(DiagnosticKind::launch_timeout)].what.find("did not finish within 0.3 s") != std::string::npos);
+  // Stopped wherever it was: any line of the loop.
+  const std::string where = r.first[int(DiagnosticKind::launch_timeout)].where();
+  INFO(where);
+  const auto number = [](const std::string& at) { return std::stoi(at.substr(at.rfind(':') + 1)); };
+  const int line = number(where);
+  CHECK(line >= number(line_of("for (int k = 0;; k")));
+  CHECK(line <= number(line_of("if (s != s) break;")));
+  CHECK(r.seconds < 5);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime / a crash in one thread is reported and the others run on") {
+  auto dOut = DeviceArray<float>::output("out", 8);
+  const cudaError_t err = halo::launch(crash_in_thread_3, dim3(1), dim3(8), static_cast<float*>(nullptr), dOut.get());
+  CHECK(err == cudaErrorIllegalAddress);
+  const auto& r = last_launch();
+  REQUIRE(r.counts[int(DiagnosticKind::crash)] == 1);
+  const auto& d = r.first[int(DiagnosticKind::crash)];
+  CHECK(d.thread.x == 3);
+  CHECK(d.what.find("the thread crashed: segmentation fault at address 0xc") != std::string::npos);
+  CHECK(d.full().find(line_of("bad[threadIdx.x] = 1.0f")) != std::string::npos);
+  const auto out = dOut.download();
+  CHECK(out[2] == 2.0f);
+  CHECK(is_poison(out[3]));
+  CHECK(out[4] == 2.0f);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime / with checks off accesses are counted and nothing is judged") {
+  auto dIn = DeviceArray<float>::input("N", iota_floats(100));
+  auto dOut = DeviceArray<float>::output("P", 100);
+  halo::cpu::set_checks(false);
+  halo::launch(neighbour_without_barrier, dim3(1), dim3(32), dIn.get(), dOut.get());
+  halo::cpu::set_checks(true);
+  CHECK(last_launch().diagnostic_total() == 0);
+  CHECK(last_launch().array("N")->load_elements() == 32);
 }

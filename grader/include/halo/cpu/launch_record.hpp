@@ -55,6 +55,10 @@ enum class DiagnosticKind : uint8_t {
   write_to_input,    // store into an array registered as read-only
   barrier_divergence,
   todo_reached,      // the stub's HALO_TODO() ran
+  shared_race,       // two threads of a block touch one shared word in one barrier interval, one writing
+  uninitialised_shared_read,  // a read of shared memory no thread of the block has written yet
+  launch_timeout,    // the launch ran past its time limit
+  crash,             // a thread of the kernel crashed (segmentation fault, bus error, division by zero)
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
@@ -66,6 +70,11 @@ struct Diagnostic {
   uint64_t order = 0;       // linear block * threads per block + linear thread: "first" = smallest
   const void* pc = nullptr; // return address of the instrumentation callback, for the source line
   std::string what;         // the sentence without the where (thread, block, line)
+  // The other side of a two-thread diagnostic (a race): its thread and the line of its access.
+  bool has_other = false;
+  uint3 other_thread;
+  const void* other_pc = nullptr;
+  std::string other_role;   // e.g. "wrote it"
   std::string where() const;  // "block (3,0,0) thread (17,0,0), file.cu:14"
   std::string full() const;
 };
@@ -95,6 +104,18 @@ const LaunchRecord& last_launch();
 
 // Per-thread load counts cost memory proportional to the grid; tests ask for them explicitly.
 void set_count_per_thread(bool on);
+
+// The order in which the threads of a block run between two barriers. Results must not
+// depend on it; running both exposes order-dependent kernels that no single check sees.
+enum class Schedule : uint8_t { forward, reverse };
+void set_schedule(Schedule s);
+
+// With checks off, accesses are only counted (no bounds, padding, race or initialisation
+// checks): the baseline for measuring what the checks cost. HALO_DIAGNOSTICS=off sets it too.
+void set_checks(bool on);
+
+// A launch still running after this many seconds is stopped and reported (HALO_LAUNCH_TIMEOUT).
+void set_launch_timeout(double seconds);
 
 // Names device memory so that reports say `N[1024]` rather than an address. `read_only`
 // arrays are kernel inputs: a store into one is a diagnostic. Images (from cudaMallocPitch)
