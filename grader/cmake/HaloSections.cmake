@@ -250,4 +250,17 @@ function(halo_add_project_checks)
            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties("project: exercises/ is what the generator writes from solutions/"
                        "project: Python tools unit tests" PROPERTIES LABELS "project" TIMEOUT 600)
+  # A printed seed must replay a failing run exactly, first diagnostic included: one wrong
+  # kernel stopped by an out-of-bounds access, one caught by the race checks across blocks.
+  set(replayed "")
+  foreach(target test_7_2_wrong_ghost_cells_not_skipped test_7_5_wrong_no_barrier_after_filling_the_tile)
+    if(TARGET ${target})
+      list(APPEND replayed "$<TARGET_FILE:${target}>")
+    endif()
+  endforeach()
+  if(replayed)
+    add_test(NAME "project: replaying a seed reproduces the same diagnostics"
+             COMMAND ${HALO_WORKBOOK} internal replay-check ${replayed})
+    set_tests_properties("project: replaying a seed reproduces the same diagnostics" PROPERTIES LABELS "project" TIMEOUT 600)
+  endif()
 endfunction()

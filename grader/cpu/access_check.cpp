@@ -67,10 +67,9 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
   if (!w || !w->in_fiber) return;
   w->access_pc = pc;
   check_access(w, p, size, store, pc);
-  w->access_pc = nullptr;  // not reached when the access is refused: stop_current_thread() resets it
 }
 
-void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
+HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
   const Launch& L = *w->launch;
   LaunchRecord& R = *L.record;
   const size_t b = w->block_linear;
@@ -124,6 +123,14 @@ void check_access(Worker* w, const void* p, unsigned size, bool store, const voi
 
 }  // namespace
 
+extern "C" char __start_halo_callbacks[] __attribute__((weak));
+extern "C" char __stop_halo_callbacks[] __attribute__((weak));
+
+bool in_callback_code(const void* pc) {
+  auto p = reinterpret_cast<const char*>(pc);
+  return p >= __start_halo_callbacks && p < __stop_halo_callbacks;
+}
+
 void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc) {
   raise_diagnostic_with(w, kind, pc, [&](Diagnostic&) { return std::move(what); });
 }
@@ -133,7 +140,7 @@ void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const vo
 // clang's names and signatures (see SanitizerCoverage); the argument is the address about to
 // be accessed, the return address points just after the call, inside the kernel's code.
 #define HALO_ACCESS_CALLBACK(kind, bytes, type, is_store)                                  \
-  extern "C" void __sanitizer_cov_##kind##bytes(type* p) {                                 \
+  extern "C" HALO_CALLBACK_CODE void __sanitizer_cov_##kind##bytes(type* p) {              \
     halo::cpu::on_access(p, bytes, is_store, __builtin_return_address(0));                 \
   }
 HALO_ACCESS_CALLBACK(load, 1, uint8_t, false)

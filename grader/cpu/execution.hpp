@@ -64,8 +64,8 @@ struct Worker {
   uintptr_t tls_lo = 0, tls_hi = 0;      // this OS thread's static TLS: where __shared__ lives
   fctx::fcontext_t scheduler = nullptr;
   bool in_fiber = false;  // a CUDA thread is running (for the crash and time-out handlers)
-  // While an instrumentation callback runs: the kernel's location of the access it checks, so
-  // that a time-out arriving inside the callback names the student's line, not ours.
+  // The kernel's location of the latest access checked: a time-out that interrupts the
+  // instrumentation callbacks names this line, the student's, rather than ours.
   const void* access_pc = nullptr;
 
   // Shared memory shadow, one record per 4-byte word of the TLS block (see shared_shadow.cpp).
@@ -94,6 +94,11 @@ extern constinit thread_local Worker* tls_worker;
 // faulty access happens. Never returns.
 [[noreturn]] void stop_current_thread();
 
+// The instrumentation callbacks live in their own linker section, so that a signal handler can
+// tell that it interrupted them.
+#define HALO_CALLBACK_CODE __attribute__((section("halo_callbacks"), noinline))
+bool in_callback_code(const void* pc);
+
 // Records a diagnostic raised by the running thread (keeps the first of each kind, the one of
 // the lowest block and thread). `describe` builds the message only when it is kept, so a kernel
 // wrong in every thread costs a count, not a million strings.
@@ -104,7 +109,11 @@ void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const vo
 // The shared-memory checks of one access (races, uninitialised reads).
 void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
 
-// "N_ds[5]" for an address in the executable's TLS block, from the ELF symbol table.
+// Fills the kernels' __shared__ variables of this worker with the poison pattern at the start
+// of a block, so that a read of something no thread wrote gives the same value on every run.
+void poison_shared_variables(const Worker& w);
+
+// "element 5 of N_ds" for an address in the executable's TLS block, from the ELF symbol table.
 std::string shared_element_name(uintptr_t offset_in_tls_block);
 
 template <class Describe>

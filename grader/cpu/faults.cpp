@@ -46,7 +46,8 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   (void)context;
 #endif
   if (sig == kTimeoutSignal) {
-    if (w->access_pc) pc = w->access_pc;  // interrupted inside the instrumentation: name the kernel's line
+    // Interrupted inside the instrumentation: name the kernel's line of the access being checked.
+    if (in_callback_code(pc) && w->access_pc) pc = w->access_pc;
     raise_diagnostic_with(*w, DiagnosticKind::launch_timeout, pc, [&](Diagnostic&) {
       char limit[32];
       std::snprintf(limit, sizeof limit, "%g", w->launch->timeout_s);

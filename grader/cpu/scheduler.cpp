@@ -96,7 +96,6 @@ void release_stacks(Worker& w) {
 
 [[noreturn]] void yield_for_good(Yield why) {
   Worker* w = tls_worker;
-  w->access_pc = nullptr;
   fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(why));
   __builtin_unreachable();  // the scheduler never resumes a finished or stopped fiber
 }
@@ -153,6 +152,7 @@ void run_block(Worker& w, size_t b) {
   w.block_idx = unflatten(b, L.grid);
   ++w.block_serial;  // shared-memory shadow records of earlier blocks become stale
   w.epoch = 0;
+  poison_shared_variables(w);  // no value of an earlier block survives: replays are exact
   const size_t nt = L.threads_per_block();
   for (auto& s : w.slots) s = FiberSlot{};
   for (;;) {

@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -53,7 +54,7 @@ void race(Worker& w, uintptr_t word_address, const void* pc, bool store, int oth
 
 }  // namespace
 
-void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc) {
+HALO_CALLBACK_CODE void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc) {
   const int t = int(w.thread_linear);
   const uintptr_t first = (address - w.tls_lo) / 4, last = (address + size - 1 - w.tls_lo) / 4;
   for (uintptr_t k = first; k <= last && k < w.shadow.size(); ++k) {
@@ -91,6 +92,7 @@ namespace {
 struct TlsSymbol {
   uint64_t offset, size;
   std::string name;
+  bool kernel_local;  // a function-local static: how __shared__ variables of a kernel appear
 };
 
 // The executable's thread-local symbols (every __shared__ variable is one), from its ELF
@@ -111,24 +113,40 @@ std::vector<TlsSymbol> read_tls_symbols() {
     for (size_t j = 0; j < count; ++j) {
       if (ELF64_ST_TYPE(sym[j].st_info) != STT_TLS || sym[j].st_name >= strtab.sh_size) continue;
       std::string name = elf.data() + strtab.sh_offset + sym[j].st_name;
+      const bool kernel_local = name.rfind("_ZZ", 0) == 0;  // mangled local entity
       int status = 0;
       if (char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status)) {
         name = plain;  // "convolution_1D_tiled_kernel(float const*, float*, int, int)::N_ds"
         std::free(plain);
       }
       if (auto cut = name.rfind("::"); cut != std::string::npos) name.erase(0, cut + 2);
-      out.push_back({sym[j].st_value, sym[j].st_size, name});
+      out.push_back({sym[j].st_value, sym[j].st_size, name, kernel_local});
     }
   }
   return out;
 }
 
-}  // namespace
 
-std::string shared_element_name(uintptr_t offset) {
+const std::vector<TlsSymbol>& tls_symbols() {
   static std::once_flag once;
   static std::vector<TlsSymbol> symbols;
   std::call_once(once, [] { symbols = read_tls_symbols(); });
+  return symbols;
+}
+
+}  // namespace
+
+void poison_shared_variables(const Worker& w) {
+  const uint32_t poison = 0x7FC0DEADu;  // the outputs' poison: a quiet NaN no arithmetic makes
+  for (const auto& s : tls_symbols()) {
+    if (!s.kernel_local || s.offset + s.size > w.tls_hi - w.tls_lo) continue;
+    char* base = reinterpret_cast<char*>(w.tls_lo + s.offset);
+    for (uint64_t k = 0; k + 4 <= s.size; k += 4) std::memcpy(base + k, &poison, 4);
+  }
+}
+
+std::string shared_element_name(uintptr_t offset) {
+  const auto& symbols = tls_symbols();
   for (const auto& s : symbols)
     if (offset >= s.offset && offset < s.offset + s.size)
       // Counted in 4-byte elements (float and int tiles), row by row for 2D arrays.

@@ -85,8 +85,10 @@ std::string source_line(const void* pc) {
   std::string where = find_module(at, m) ? ask_addr2line(m, at - m.bias) : std::string();
   // Compiler-made code between statements has no line ("file:?"); the instructions just before
   // the call belong to the access's own statement.
-  for (uintptr_t back = 1; back <= 16 && !where.empty() && where.back() == '?'; ++back)
-    where = ask_addr2line(m, at - back - m.bias);
+  for (uintptr_t step = 1; step <= 24 && !where.empty() && where.back() == '?'; ++step) {
+    where = ask_addr2line(m, at - step - m.bias);
+    if (!where.empty() && where.back() == '?') where = ask_addr2line(m, at + step - m.bias);
+  }
   cache.emplace(pc, where);
   return where;
 }

@@ -16,6 +16,7 @@
 #include "load_report.hpp"
 #include "pitched_image.hpp"
 #include "random_inputs.hpp"
+#include "thread_order.hpp"
 #include "verdict.hpp"
 
 // Fails the current test with the verdict's message (and any stub TODO notes) when it failed.

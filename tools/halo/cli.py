@@ -22,6 +22,11 @@ def _parser():
     s.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     s.add_argument("--force", action="store_true", help="replace edited exercise files (a backup is kept)")
 
+    b = sub.add_parser("bench", help="measurements that inform (never tests)")
+    b.add_argument("--checks", action="store_true", help="what the CPU backend's diagnostics cost (needs a check build)")
+    b.add_argument("--repeats", type=int, default=3)
+    b.add_argument("--output", metavar="FILE", help="also write the table there (Markdown)")
+
     le = sub.add_parser("lesson", help="print a section's lesson, with its numbers filled in")
     le.add_argument("section", metavar="SECTION", help="e.g. 7.2")
 
@@ -44,6 +49,11 @@ def _parser():
     x.add_argument("--every-test", action="store_true")
     x.add_argument("--expect", help="text every failing test must print (with --every-test)")
     x.add_argument("--wrong-kernel", nargs=2, metavar=("SECTION", "NAME"))
+    r = isub.add_parser("replay-check", help="run failing binaries twice with one seed; outputs must match")
+    r.add_argument("binaries", nargs="+")
+    dp = isub.add_parser("diagnostics-page", help="write docs/diagnostics.md from real runs of a check build")
+    dp.add_argument("--build-dir", default=None)
+    dp.add_argument("--out", default=None)
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
@@ -61,6 +71,8 @@ def _chapter(root):
 def _internal(root, args):
     from . import answers, cpp_header, expect_failure, wrong_kernels
 
+    if args.internal == "replay-check":
+        return expect_failure.replay_reproduces(args.binaries)
     if args.internal == "expect-failure":
         if args.every_test:
             return expect_failure.every_test_fails(args.binary, args.expect or "")
@@ -108,6 +120,11 @@ def _internal(root, args):
         if not problems:
             print(f"{args.file} is well-formed")
         return 1 if problems else 0
+    if args.internal == "diagnostics-page":
+        from . import diagnostics_page
+        text = diagnostics_page.generate(root, chapter, args.build_dir or Path(root) / "build" / "check")
+        Path(args.out or Path(root) / "docs" / "diagnostics.md").write_text(text)
+        return 0
     if args.internal == "write-wrong-kernels":
         section = chapter.section(args.section)
         try:
@@ -134,6 +151,11 @@ def main(root, argv):
             return sync.run(root, chapter, check=args.check, force=args.force)
         except regions.RegionError as e:
             sys.exit(f"halo: {e}")
+    if args.command == "bench":
+        if not args.checks:
+            sys.exit("halo: say what to measure: ./workbook bench --checks")
+        from . import bench_checks
+        return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
     if args.command == "lesson":
         from .lesson import LessonError, render_lesson
         try:

@@ -90,3 +90,19 @@ def _indent(text, limit=60):
     if len(lines) > limit:
         lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
     return "\n".join("    " + line for line in lines)
+
+
+def replay_reproduces(binaries, seed="4242"):
+    """Runs each (failing) binary twice with one HALO_SEED: the outputs, first diagnostics
+    included, must be identical although blocks run in parallel on several cores."""
+    bad = 0
+    for binary in binaries:
+        runs = [_run([binary], {"HALO_SEED": seed}) for _ in range(2)]
+        (code_a, out_a), (code_b, out_b) = runs
+        first = next((line.strip() for line in out_a.splitlines() if "at block" in line), "(no diagnostic)")
+        if code_a == code_b == 1 and out_a == out_b:
+            print(f"ok    HALO_SEED={seed} replays {binary}: first diagnostic {first}")
+            continue
+        bad += 1
+        print(f"FAIL  HALO_SEED={seed} gave two different runs of {binary} (exit {code_a} and {code_b})")
+    return 1 if bad else 0

@@ -198,6 +198,14 @@ TEST_CASE("7.3 constant-memory / diagnostics / no out-of-bounds access or write 
     for (int mask : kMaskWidths) HALO_REQUIRE_VERDICT(run(rng.signal(width), rng.mask(size_t(mask))).launch);
 }
 
+#if defined(HALO_BACKEND_CPU)
+TEST_CASE("7.3 constant-memory / diagnostics / the result does not depend on the order of the threads") {
+  Rng rng(112);
+  const auto N = rng.signal(3 * kBlock + 7), M = rng.mask(5);
+  HALO_REQUIRE_VERDICT(same_in_both_orders("P", [&] { return run(N, M); }));
+}
+#endif
+
 TEST_CASE("7.3 constant-memory / loads / N from global memory and M from constant memory at Width 2^20") {
   using halo::cpu::Space;
   const auto& m = data::measurements::basic_1d_large;

@@ -313,6 +313,14 @@ TEST_CASE("7.4 tiled-1d / diagnostics / no out-of-bounds access or write to an i
       for (int mask : kMaskWidths) HALO_REQUIRE_VERDICT(run(rng.signal(width), rng.mask(size_t(mask)), block).launch);
 }
 
+#if defined(HALO_BACKEND_CPU)
+TEST_CASE("7.4 tiled-1d / diagnostics / the result does not depend on the order of the threads") {
+  Rng rng(212);
+  const auto N = rng.signal(3 * 128 + 7), M = rng.mask(9);
+  HALO_REQUIRE_VERDICT(same_in_both_orders("P", [&] { return run(N, M, 128); }));
+}
+#endif
+
 #endif
 
 TEST_SUITE_END();

@@ -313,6 +313,15 @@ TEST_CASE("7.6 tiled-2d-pitched / diagnostics / no out-of-bounds access or write
     }
 }
 
+#if defined(HALO_BACKEND_CPU)
+TEST_CASE("7.6 tiled-2d-pitched / diagnostics / the result does not depend on the order of the threads") {
+  Rng rng(412);
+  const int width = 45, height = 37, mask = 5;
+  const auto N = rng.signal(size_t(width) * height), M = rng.mask(size_t(mask) * mask);
+  HALO_REQUIRE_VERDICT(same_in_both_orders("P", [&] { return run(N, width, height, M, mask); }));
+}
+#endif
+
 #if defined(HALO_BACKEND_CPU)  // load and store counts come from the CPU backend's instrumentation
 
 namespace {

@@ -574,6 +574,16 @@ TEST_CASE("7.8 exercises-2d / diagnostics / every kernel: no out-of-bounds acces
       }
 }
 
+#if defined(HALO_BACKEND_CPU)
+TEST_CASE("7.8 exercises-2d / diagnostics / every kernel: the result does not depend on the order of the threads") {
+  Rng rng(512);
+  const int width = 75, height = 41, r = 2;
+  const auto N = rng.signal(size_t(width) * height), F = rng.mask(size_t(2 * r + 1) * (2 * r + 1));
+  for (Kernel k : kKernels)
+    HALO_REQUIRE_VERDICT(same_in_both_orders("P", [&] { return run(k, N, width, height, F, r, launch_for(k, width, height, r)); }));
+}
+#endif
+
 #endif
 
 TEST_SUITE_END();
