@@ -36,19 +36,29 @@ SHOWN = [
 ]
 
 
-def _first_failure(output, root):
-    lines = output.splitlines()
-    start = next((k for k, line in enumerate(lines) if "ERROR:" in line), None)
-    if start is None:
+def _failures(output):
+    """Each failure message of a doctest run, in order."""
+    blocks, current = [], None
+    for line in output.splitlines():
+        if "ERROR:" in line:
+            current = [line]
+            blocks.append(current)
+        elif current is not None:
+            if line.startswith("====") or line.startswith("[doctest]"):
+                current = None
+            else:
+                current.append(line)
+    return ["\n".join(b).rstrip() for b in blocks]
+
+
+def _shown_failure(output, root, pattern):
+    """The first failure that matches the kernel's expected diagnostic (else the first one)."""
+    blocks = _failures(output)
+    if not blocks:
         return "(no failure printed)"
-    block = []
-    for line in lines[start:]:
-        if line.startswith("====") or line.startswith("[doctest]"):
-            break
-        block.append(line)
-    text = "\n".join(block).rstrip()
-    text = text.replace(str(root) + "/", "")
-    return re.sub(r"^\S+:\d+: (FATAL )?ERROR: ", "", text)
+    chosen = next((b for b in blocks if re.search(pattern, b)), blocks[0])
+    chosen = chosen.replace(str(root) + "/", "")
+    return re.sub(r"^\S+:\d+: (FATAL )?ERROR: ", "", chosen)
 
 
 def generate(root, chapter, build_dir):
@@ -67,14 +77,16 @@ def generate(root, chapter, build_dir):
         if name is None:
             binary = build_dir / "grader" / f"test_{sid}_stubs"
             where = f"the untouched stub of {section.id}"
+            pattern = "still a stub"
         else:
             wrong = next(w for w in wrong_kernels.load(root, section) if w.name == name)
             binary = build_dir / "grader" / f"test_{sid}_wrong_{re.sub(r'[^A-Za-z0-9_]', '_', wrong.slug)}"
             env.update(wrong.env or {})
             where = f"section {section.id}, known-wrong kernel \"{name}\": {wrong.why}"
+            pattern = wrong.expect
         run_env = dict(__import__("os").environ, **env)
         run_env.pop("HALO_REPORT_DIR", None)
         p = subprocess.run([str(binary)], capture_output=True, text=True, env=run_env, timeout=300)
         out += [f"## {heading}", "", about, "", f"From {where}:", "", "```",
-                _first_failure(p.stdout + p.stderr, root), "```", ""]
+                _shown_failure(p.stdout + p.stderr, root, pattern), "```", ""]
     return "\n".join(out)
