@@ -32,4 +32,13 @@ class Rng {
   std::mt19937_64 engine_;
 };
 
+// Calls check(N, M) on fresh random inputs for every width and every mask width given: the
+// correctness sweep of the 1D sections.
+template <class Widths, class Masks, class Check>
+void for_random_1d_inputs(const Widths& widths, const Masks& mask_widths, uint64_t salt, Check check) {
+  Rng rng(salt);
+  for (size_t width : widths)
+    for (int mask : mask_widths) check(rng.signal(width), rng.mask(size_t(mask)));
+}
+
 }  // namespace halo::test

@@ -111,9 +111,7 @@ void check(const std::vector<float>& N, const std::vector<float>& mask) {
 }
 
 void check_random_widths(std::initializer_list<size_t> widths, uint64_t salt) {
-  Rng rng(salt);
-  for (size_t width : widths)
-    for (int mask : kMaskWidths) check(rng.signal(width), rng.mask(size_t(mask)));
+  for_random_1d_inputs(widths, kMaskWidths, salt, [](const auto& N, const auto& M) { check(N, M); });
 }
 
 void check_book_example(const data::Example& ex) {
