@@ -32,6 +32,7 @@ struct Launch {
   std::chrono::steady_clock::time_point deadline;
   double timeout_s = 0;
   std::atomic<bool> timed_out{false};
+  std::vector<std::pair<uint3, size_t>> unfinished;  // after a time-out: blocks cut short, threads left (diagnostics_mutex)
   std::atomic<size_t> next_block{0};
   LaunchRecord* record = nullptr;  // counters are written per block: no two workers share one
   std::mutex diagnostics_mutex;

@@ -157,7 +157,13 @@ void run_block(Worker& w, size_t b) {
   for (auto& s : w.slots) s = FiberSlot{};
   for (;;) {
     for (size_t k = 0; k < nt; ++k) {
-      if (L.timed_out.load(std::memory_order_relaxed)) return;  // abandon the rest of the launch
+      if (L.timed_out.load(std::memory_order_relaxed)) {  // abandon the rest of the launch
+        size_t left = 0;
+        for (const auto& s : w.slots) left += s.state != FiberState::finished && s.state != FiberState::stopped;
+        std::lock_guard lock(L.diagnostics_mutex);
+        L.unfinished.emplace_back(w.block_idx, left + 1);  // + the thread the time-out stopped
+        return;
+      }
       const size_t t = L.reverse ? nt - 1 - k : k;
       FiberState st = w.slots[t].state;
       if (st == FiberState::fresh || st == FiberState::runnable) resume(w, t);
@@ -200,8 +206,9 @@ void run_worker(Launch* L) {
   FaultStack fault_stack;  // a crash (even a stack overflow) is handled on its own stack
   tls_worker = &w;
   for (;;) {
+    if (L->timed_out.load(std::memory_order_relaxed)) break;  // before taking a block: it would count as started
     size_t b = L->next_block.fetch_add(1, std::memory_order_relaxed);
-    if (b >= L->block_count() || L->timed_out.load(std::memory_order_relaxed)) break;
+    if (b >= L->block_count()) break;
     run_block(w, b);
   }
   tls_worker = nullptr;
@@ -245,6 +252,26 @@ void reset_record(LaunchRecord& r, const Launch& L) {
   }
   for (auto& v : r.block_space_loads) v.assign(nb, {});
   for (auto& v : r.block_space_stores) v.assign(nb, {});
+}
+
+// After a time-out: which blocks were cut short, how many of their threads had not finished,
+// and how many blocks never started.
+void describe_unfinished(LaunchRecord& r, const Launch& L) {
+  std::string blocks;
+  size_t threads = 0;
+  for (size_t k = 0; k < L.unfinished.size(); ++k) {
+    const uint3 b = L.unfinished[k].first;
+    threads += L.unfinished[k].second;
+    if (k < 6)
+      blocks += std::string(k ? ", " : "") + "(" + std::to_string(b.x) + "," + std::to_string(b.y) + "," +
+                std::to_string(b.z) + ")";
+  }
+  if (L.unfinished.size() > 6) blocks += ", ...";
+  const size_t started = std::min(L.next_block.load(), L.block_count());
+  r.first[int(DiagnosticKind::launch_timeout)].what +=
+      "\n    still running when it was stopped: " + std::to_string(threads) + " threads of block" +
+      (L.unfinished.size() == 1 ? " " : "s ") + blocks + "; " + std::to_string(L.block_count() - std::min(started, L.block_count())) +
+      " blocks never started";
 }
 
 void total_up(LaunchRecord& r) {
@@ -336,6 +363,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   watchdog.join();
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   total_up(record);
+  if (record.counts[int(DiagnosticKind::launch_timeout)]) describe_unfinished(record, L);
 
   const uint64_t* c = record.counts;
   // Only what would fault on a GPU becomes an error code; the other diagnostics fail tests

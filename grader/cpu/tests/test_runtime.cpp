@@ -265,6 +265,10 @@ TEST_CASE("runtime / a launch past its time limit is stopped and says which thre
   const auto& r = last_launch();
   REQUIRE(r.counts[int(DiagnosticKind::launch_timeout)] >= 1);
   CHECK(r.first[int(DiagnosticKind::launch_timeout)].what.find("did not finish within 0.3 s") != std::string::npos);
+  // Both workers were in a block (each with its 16 threads unfinished); the other 2 blocks never started.
+  INFO(r.first[int(DiagnosticKind::launch_timeout)].what);
+  CHECK(r.first[int(DiagnosticKind::launch_timeout)].what.find("still running when it was stopped: ") != std::string::npos);
+  CHECK(r.first[int(DiagnosticKind::launch_timeout)].what.find(" blocks never started") != std::string::npos);
   // Stopped wherever it was: any line of the loop.
   const std::string where = r.first[int(DiagnosticKind::launch_timeout)].where();
   INFO(where);
