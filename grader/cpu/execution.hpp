@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "halo/cpu/launch_record.hpp"
@@ -65,6 +66,7 @@ struct Worker {
   uintptr_t tls_lo = 0, tls_hi = 0;      // this OS thread's static TLS: where __shared__ lives
   fctx::fcontext_t scheduler = nullptr;
   bool in_fiber = false;  // a CUDA thread is running (for the crash and time-out handlers)
+  bool stopped_by_timeout = false;  // the time-out stopped this worker's running thread
   // The kernel's location of the latest access checked: a time-out that interrupts the
   // instrumentation callbacks names this line, the student's, rather than ours.
   const void* access_pc = nullptr;
@@ -85,6 +87,11 @@ struct Worker {
   std::vector<char*> all_stacks;
   std::vector<FiberSlot> slots;
 };
+
+// A linear block or thread index as CUDA's (x, y, z) for a grid or block of `shape`.
+uint3 unflatten(size_t linear, dim3 shape);
+// "(3,0,0)": how reports print block and thread indices.
+std::string triple(uint3 v);
 
 // The worker of the calling OS thread, or null outside a launch (host code in the exercise
 // file is instrumented too; its accesses are not the kernel's and are ignored). constinit

@@ -48,6 +48,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   if (sig == kTimeoutSignal) {
     // Interrupted inside the instrumentation: name the kernel's line of the access being checked.
     if (in_callback_code(pc) && w->access_pc) pc = w->access_pc;
+    w->stopped_by_timeout = true;
     raise_diagnostic_with(*w, DiagnosticKind::launch_timeout, pc, [&](Diagnostic&) {
       char limit[32];
       std::snprintf(limit, sizeof limit, "%g", w->launch->timeout_s);

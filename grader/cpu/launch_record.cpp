@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "execution.hpp"
 #include "memory_registry.hpp"
 #include "source_lines.hpp"
 
@@ -35,11 +36,9 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
   return "?";
 }
 
-namespace {
 std::string triple(uint3 v) {
   return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
-}  // namespace
 
 std::string Diagnostic::where() const {
   std::string w = "block " + triple(block) + " thread " + triple(thread);

@@ -28,6 +28,14 @@ extern "C" char __stop_halo_constant[] __attribute__((weak));
 namespace halo::cpu {
 constinit thread_local Worker* tls_worker = nullptr;
 
+uint3 unflatten(size_t linear, dim3 shape) {
+  uint3 v;
+  v.x = unsigned(linear % shape.x);
+  v.y = unsigned((linear / shape.x) % shape.y);
+  v.z = unsigned(linear / (size_t(shape.x) * shape.y));
+  return v;
+}
+
 namespace {
 
 constexpr size_t kStackBytes = 64 * 1024;
@@ -107,13 +115,6 @@ void fiber_entry(fctx::transfer_t from) {
   yield_for_good(Yield::finished);
 }
 
-uint3 unflatten(size_t linear, dim3 shape) {
-  uint3 v;
-  v.x = unsigned(linear % shape.x);
-  v.y = unsigned((linear / shape.x) % shape.y);
-  v.z = unsigned(linear / (size_t(shape.x) * shape.y));
-  return v;
-}
 
 void resume(Worker& w, size_t t) {
   FiberSlot& slot = w.slots[t];
@@ -161,7 +162,7 @@ void run_block(Worker& w, size_t b) {
         size_t left = 0;
         for (const auto& s : w.slots) left += s.state != FiberState::finished && s.state != FiberState::stopped;
         std::lock_guard lock(L.diagnostics_mutex);
-        L.unfinished.emplace_back(w.block_idx, left + 1);  // + the thread the time-out stopped
+        L.unfinished.emplace_back(w.block_idx, left + (w.stopped_by_timeout ? 1 : 0));  // + the one it stopped
         return;
       }
       const size_t t = L.reverse ? nt - 1 - k : k;

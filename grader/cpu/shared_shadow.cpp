@@ -26,24 +26,11 @@
 namespace halo::cpu {
 namespace {
 
-std::string triple(uint3 v) {
-  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-uint3 thread_of(const Worker& w, int linear) {
-  const dim3 b = w.launch->block;
-  uint3 t;
-  t.x = unsigned(linear) % b.x;
-  t.y = (unsigned(linear) / b.x) % b.y;
-  t.z = unsigned(linear) / (b.x * b.y);
-  return t;
-}
-
 void race(Worker& w, uintptr_t word_address, const void* pc, bool store, int other, const void* other_pc,
           bool other_wrote) {
   raise_diagnostic_with(w, DiagnosticKind::shared_race, pc, [&](Diagnostic& d) {
     d.has_other = true;
-    d.other_thread = thread_of(w, other);
+    d.other_thread = unflatten(size_t(other), w.launch->block);
     d.other_pc = other_pc;
     d.other_role = other_wrote ? "wrote it" : "read it";
     return std::string(store ? "write to " : "read of ") + shared_element_name(word_address - w.tls_lo) +
