@@ -80,4 +80,16 @@ void LoadReport::publish() const {
   f << "]}\n";
 }
 
+Verdict publish_ratio_launch(const std::string& section, const std::string& launch, const std::string& kernel,
+                             const std::string& measurement, const std::string& array, Bound bound,
+                             uint64_t internal, uint64_t internal_expected, uint64_t first, uint64_t first_expected) {
+  LoadReport report(section, launch);
+  const std::string tag = kernel + "@" + measurement + ":" + array + ":";
+  report.add({array, "internal block (block 1)", internal, internal_expected, bound, tag + "internal"});
+  report.add({array, "first block (block 0)", first, first_expected, bound, tag + "boundary"});
+  report.set_output_correct(true);
+  report.publish();
+  return report.verdict();
+}
+
 }  // namespace halo::test

@@ -46,4 +46,12 @@ class LoadReport {
   bool output_correct_ = false;
 };
 
+// The loads of `array` in an internal block (block 1) and the first block (block 0) of a
+// measurement launch named in questions.toml, published with the tags the measured_ratio
+// answers look for: "<kernel>@<measurement>:<array>:internal" and ":boundary". Call it only
+// once the launch's output has been verified right.
+Verdict publish_ratio_launch(const std::string& section, const std::string& launch, const std::string& kernel,
+                             const std::string& measurement, const std::string& array, Bound bound,
+                             uint64_t internal, uint64_t internal_expected, uint64_t first, uint64_t first_expected);
+
 }  // namespace halo::test

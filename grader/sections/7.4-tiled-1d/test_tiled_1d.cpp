@@ -277,16 +277,10 @@ TEST_CASE("7.4 tiled-1d / loads / N per block at the reduction-ratio launches") 
     HALO_REQUIRE_VERDICT(v);
     const auto* a = halo::cpu::last_launch().array("N");
     REQUIRE(a != nullptr);
-    LoadReport report("7.4", describe(size_t(m->Width), size_t(m->Mask_Width), block));
-    report.add({"N", "internal block (block 1)", a->block_load_elements(1),
-                uint64_t(data::tiled_1d_loads_internal_block(m->blockDim, m->Mask_Width)), Bound::at_most,
-                "tiled_1d@" + name + ":N:internal"});
-    report.add({"N", "first block (block 0)", a->block_load_elements(0),
-                uint64_t(data::tiled_1d_loads_boundary_block(m->blockDim, m->Mask_Width)), Bound::at_most,
-                "tiled_1d@" + name + ":N:boundary"});
-    report.set_output_correct(true);
-    report.publish();
-    HALO_REQUIRE_VERDICT(report.verdict());
+    HALO_REQUIRE_VERDICT(publish_ratio_launch(
+        "7.4", describe(size_t(m->Width), size_t(m->Mask_Width), block), "tiled_1d", name, "N", Bound::at_most,
+        a->block_load_elements(1), uint64_t(data::tiled_1d_loads_internal_block(m->blockDim, m->Mask_Width)),
+        a->block_load_elements(0), uint64_t(data::tiled_1d_loads_boundary_block(m->blockDim, m->Mask_Width))));
   };
   measure("ratio_1d_b128", &data::measurements::ratio_1d_b128);
   measure("ratio_1d_b32", &data::measurements::ratio_1d_b32);
