@@ -97,7 +97,8 @@ def emit_header(chapter) -> str:
         out += _measurement(m) + [""]
     out += ["}  // namespace measurements", "", "namespace defines {", ""]
     for name, (value, section_id) in chapter.defines.items():
-        out.append(f"inline constexpr int {name} = {value};  // [section {section_id}]")
+        # Where chapter_defines.hpp is also included the name is a macro already: use that.
+        out += [f"#ifndef {name}", f"inline constexpr int {name} = {value};  // [section {section_id}]", "#endif"]
     out += ["", "}  // namespace defines", "", "}  // namespace halo::data", ""]
     return "\n".join(out)
 
