@@ -25,4 +25,22 @@ Verdict judge_launch(cudaError_t error, const std::string& what) {
   return v;
 }
 
+#if defined(HALO_BACKEND_CPU)
+Verdict stored_once_never_read(const std::string& array, uint64_t outputs, const std::string& launch) {
+  Verdict v;
+  const auto* out = cpu::last_launch().array(array);
+  if (!out) {
+    v.fail("no array named " + array + " in the last launch");
+    return v;
+  }
+  if (out->store_elements() != outputs)
+    v.fail(launch + ": the kernel stored " + std::to_string(out->store_elements()) + " elements of " + array +
+           " for " + std::to_string(outputs) + " outputs; each output is stored once, by one thread");
+  if (out->load_elements() != 0)
+    v.fail(launch + ": the kernel read " + array + " " + std::to_string(out->load_elements()) +
+           " times; accumulate in a register and store the result once");
+  return v;
+}
+#endif
+
 }  // namespace halo::test

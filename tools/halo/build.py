@@ -58,12 +58,10 @@ def build_all(toolchain, build_dir):
     return subprocess.run([toolchain.cmake, "--build", str(build_dir), "--", f"-j{jobs()}"]).returncode == 0
 
 
-def run_ctest(toolchain, build_dir, junit=None, env=None, capture=False, extra=()):
+def run_ctest(toolchain, build_dir, junit=None, env=None, extra=()):
+    """Runs CTest quietly (the caller reports from the JUnit file)."""
     cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=ignore"]
     if junit:
         cmd += ["--output-junit", str(junit)]
     cmd += list(extra)
-    run_env = dict(os.environ, **(env or {}))
-    if capture:
-        return subprocess.run(cmd, env=run_env, capture_output=True, text=True)
-    return subprocess.run(cmd, env=run_env)
+    return subprocess.run(cmd, env=dict(os.environ, **(env or {})), capture_output=True, text=True)

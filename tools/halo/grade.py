@@ -72,7 +72,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
     junits = []
     for phase, selection in phases:
         junits.append(report_dir / f"junit-{phase}.xml")
-        build.run_ctest(tc, build_dir, junit=junits[-1], env=env, capture=True, extra=selection)
+        build.run_ctest(tc, build_dir, junit=junits[-1], env=env, extra=selection)
     tests = [t for j in junits for t in results.read_junit(j)]
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
                           failures, seed, exercises)

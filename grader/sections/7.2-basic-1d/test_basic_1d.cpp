@@ -160,12 +160,7 @@ TEST_CASE("7.2 basic-1d / loads / P is written once per output and never read") 
   const size_t width = 1000;
   Result r = run(rng.signal(width), rng.mask(5));
   HALO_REQUIRE_VERDICT(r.launch);
-  const auto* P = halo::cpu::last_launch().array("P");
-  REQUIRE(P != nullptr);
-  CHECK_MESSAGE(P->store_elements() == width, "the kernel stored " << P->store_elements() << " elements of P for "
-                                                                   << width << " outputs");
-  CHECK_MESSAGE(P->load_elements() == 0, "the kernel read P " << P->load_elements()
-                                                              << " times; accumulate in a register instead");
+  HALO_REQUIRE_VERDICT(stored_once_never_read("P", width, describe(width, 5, kBlock)));
 }
 
 TEST_CASE("7.2 basic-1d / diagnostics / no out-of-bounds access or write to an input") {

@@ -550,13 +550,7 @@ TEST_CASE("7.8 exercises-2d / loads / every kernel: P is written once per output
   for (Kernel k : kKernels)
     for (Size s : {Size{70, 45}, Size{5, 3}}) {
       const Measured m = measure(k, s.width, s.height, 3, rng);
-      const auto& P = array_of("P");
-      const auto outputs = uint64_t(s.width) * uint64_t(s.height);
-      CHECK_MESSAGE(P.store_elements() == outputs, m.what << ": the kernel stored " << P.store_elements()
-                                                          << " elements of P for " << outputs
-                                                          << " outputs; each output is stored once, by one thread");
-      CHECK_MESSAGE(P.load_elements() == 0, m.what << ": the kernel read P " << P.load_elements()
-                                                   << " times; accumulate in a register (Pvalue) instead");
+      HALO_REQUIRE_VERDICT(stored_once_never_read("P", uint64_t(s.width) * uint64_t(s.height), m.what));
     }
 }
 
