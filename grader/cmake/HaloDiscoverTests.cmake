@@ -3,7 +3,8 @@
 # "<section> <slug> / <kind> / <description>", so no test needs to be run to label it (tests of
 # the runtime itself carry only the extra labels).
 #
-# Inputs: EXE, PREFIX, LABELS (extra, ;-separated), TIMEOUT, OUT.
+# Inputs: EXE, PREFIX, LABELS (extra, ;-separated), TIMEOUT, OUT, ENVIRONMENT (NAME=value
+# entries separated by |, for every test; may be empty).
 
 # CMake trims a trailing space from -D values, so the prefix comes without it.
 if(NOT PREFIX STREQUAL "")
@@ -13,6 +14,12 @@ endif()
 execute_process(COMMAND "${EXE}" --list-test-cases OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cannot list the tests of ${EXE} (exit ${rc}):\n${listing}")
+endif()
+
+set(environment "")
+if(NOT ENVIRONMENT STREQUAL "")
+  string(REPLACE "|" ";" env_list "${ENVIRONMENT}")
+  set(environment " ENVIRONMENT [==[${env_list}]==]")
 endif()
 
 string(REPLACE ";" "" listing "${listing}")  # no test name holds one; keeps the list split honest
@@ -30,6 +37,6 @@ foreach(name IN LISTS lines)
   string(APPEND script
     "add_test([==[${PREFIX}${name}]==] [==[${EXE}]==] [==[--test-case=${filter}]==])\n"
     "set_tests_properties([==[${PREFIX}${name}]==] PROPERTIES LABELS [==[${labels}]==] "
-    "TIMEOUT ${TIMEOUT} SKIP_RETURN_CODE 77)\n")
+    "TIMEOUT ${TIMEOUT} SKIP_RETURN_CODE 77${environment})\n")
 endforeach()
 file(WRITE "${OUT}" "${script}")

@@ -77,8 +77,13 @@ endfunction()
 
 # Registers a test binary's doctest cases with CTest after each build, labelled by section and
 # kind (read from the name "7.2 basic-1d / correct / ..."), plus `labels`.
-# `prefix` (e.g. "solutions:") is put before each test name, followed by a space.
+# `prefix` (e.g. "solutions:") is put before each test name, followed by a space. GPU binaries
+# (a "gpu" label) run with HALO_GPU_TEST_ENVIRONMENT: the load counter preloaded.
 function(halo_discover target raw_prefix section slug labels)
+  set(environment "")
+  if("gpu" IN_LIST labels)
+    list(JOIN HALO_GPU_TEST_ENVIRONMENT "|" environment)
+  endif()
   set(prefix "${raw_prefix}")
   if(NOT prefix STREQUAL "")
     set(prefix "${prefix} ")
@@ -86,7 +91,8 @@ function(halo_discover target raw_prefix section slug labels)
   set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "PREFIX=${raw_prefix}" -D "LABELS=${labels}"
-            -D "TIMEOUT=${HALO_TEST_TIMEOUT}" -D "OUT=${ctest_file}" -P "${HALO_DISCOVER_SCRIPT}"
+            -D "TIMEOUT=${HALO_TEST_TIMEOUT}" -D "OUT=${ctest_file}" -D "ENVIRONMENT=${environment}"
+            -P "${HALO_DISCOVER_SCRIPT}"
     VERBATIM)
   # Until the binary builds, a placeholder test says so instead of silently testing nothing.
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
@@ -108,15 +114,21 @@ function(halo_cpu_binary target section_objects kernel_dir)
   target_link_libraries(${target} PRIVATE halo_testing_cpu)
 endfunction()
 
-# The same tests and kernels built by nvcc for the CUDA backend.
+# The same tests and kernels built by nvcc for the CUDA backend. The section's tests are compiled
+# once (an object library) and linked with the kernels of each tree.
 function(halo_cuda_binary target folder kernel_dir)
-  file(GLOB tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
-  halo_as_cuda_sources(test_wrappers ${tests})
+  string(MAKE_C_IDENTIFIER "halo_tests_${folder}_cuda" test_objects)
+  if(NOT TARGET ${test_objects})
+    file(GLOB tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
+    halo_as_cuda_sources(test_wrappers ${tests})
+    add_library(${test_objects} OBJECT ${test_wrappers})
+    target_link_libraries(${test_objects} PRIVATE halo_testing_cuda)
+  endif()
   set(kernels "")
   foreach(kernel IN LISTS ARGN)
     list(APPEND kernels "${kernel_dir}/${kernel}")
   endforeach()
-  add_executable(${target} ${test_wrappers} ${kernels})
+  add_executable(${target} $<TARGET_OBJECTS:${test_objects}> ${kernels})
   # The stub marker HALO_TODO() compiles to nothing on the GPU; the chapter's #defines are
   # pre-included as on the CPU backend.
   set_source_files_properties(${kernels} PROPERTIES COMPILE_OPTIONS
@@ -193,6 +205,10 @@ function(halo_add_section id)
   if(HALO_HAVE_CUDA)
     halo_cuda_binary(test_${sid}_solutions_gpu "${folder}" "${solutions}" ${kernels})
     halo_discover(test_${sid}_solutions_gpu "gpu solutions:" "${id}" "${slug}" "gpu;solutions")
+    foreach(tool memcheck racecheck)
+      halo_gpu_sanitizer_test("${id}" "${id} ${slug} / ${tool} finds nothing in the reference solution"
+                              test_${sid}_solutions_gpu ${tool})
+    endforeach()
   endif()
 
   # ...every test of the untouched stubs must fail cleanly, pointing at the TODO...
@@ -227,18 +243,38 @@ function(halo_add_wrong_kernels id sid slug folder kernels)
   endforeach()
   string(REPLACE "\n" ";" lines "${listing}")
   foreach(line IN LISTS lines)
-    if(NOT line MATCHES "^wrong\\|([^|]+)\\|([^|]+)$")
+    if(NOT line MATCHES "^wrong\\|([^|]+)\\|([^|]+)\\|([^|]*)$")
       continue()
     endif()
     set(slug_dir "${CMAKE_MATCH_1}")
     set(name "${CMAKE_MATCH_2}")
+    set(gpu_tool "${CMAKE_MATCH_3}")
     string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
     halo_cpu_binary(test_${sid}_wrong_${nid} halo_tests_${sid}_cpu "${out}/${slug_dir}" ${kernels})
     set(test "wrong kernels: ${id} ${slug} / ${name} is caught")
     add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal expect-failure
              --binary $<TARGET_FILE:test_${sid}_wrong_${nid}> --wrong-kernel "${id}" "${name}")
     set_tests_properties("${test}" PROPERTIES LABELS "${id};wrong-kernels" TIMEOUT 600)
+    # Marked in the .toml: NVIDIA's own tool must catch it on a GPU too.
+    if(NOT gpu_tool STREQUAL "" AND HALO_HAVE_CUDA AND HALO_COMPUTE_SANITIZER)
+      halo_cuda_binary(test_${sid}_wrong_${nid}_gpu "${folder}" "${out}/${slug_dir}" ${kernels})
+      halo_gpu_sanitizer_test("${id}" "${id} ${slug} / ${name} is caught by ${gpu_tool}" test_${sid}_wrong_${nid}_gpu
+                              ${gpu_tool} --must-catch)
+    endif()
   endforeach()
+endfunction()
+
+# A GPU binary run under compute-sanitizer (memcheck or racecheck) by tools/halo/gpu_sanitizer.py:
+# the correct-kind tests only (the load tests need the load counter, which cannot run under
+# the sanitizer). Skipped (77) without a device. Extra arguments (--must-catch) go to the script.
+function(halo_gpu_sanitizer_test id description target tool)
+  if(NOT HALO_COMPUTE_SANITIZER)
+    return()
+  endif()
+  set(name "gpu sanitizer: ${description}")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal gpu-sanitizer --sanitizer "${HALO_COMPUTE_SANITIZER}"
+           --tool ${tool} --binary $<TARGET_FILE:${target}> --tests "*/ correct /*" ${ARGN})
+  set_tests_properties("${name}" PROPERTIES LABELS "${id};gpu;sanitizer" TIMEOUT 900 SKIP_RETURN_CODE 77)
 endfunction()
 
 # Checks of the project itself that are not about one section.

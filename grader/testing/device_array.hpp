@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "measured_launch.hpp"
 
 namespace halo::test {
 
@@ -60,7 +61,9 @@ class DeviceArray {
   DeviceArray& operator=(DeviceArray&&) = delete;
   DeviceArray(const DeviceArray&) = delete;
   ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);
+    if (!ptr_) return;
+    forget_device_memory(ptr_);
+    cudaFree(ptr_);
   }
 
   T* get() const { return ptr_; }
@@ -82,11 +85,7 @@ class DeviceArray {
     void* p = nullptr;
     require_ok(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
     ptr_ = static_cast<T*>(p);
-#if defined(HALO_BACKEND_CPU)
-    cpu::name_array(ptr_, name_, sizeof(T), read_only);
-#else
-    (void)read_only;
-#endif
+    name_device_memory(ptr_, count * sizeof(T), name_, sizeof(T), read_only);
   }
 
   std::string name_;

@@ -14,6 +14,7 @@
 #include "device_array.hpp"
 #include "launch_check.hpp"
 #include "load_report.hpp"
+#include "measured_launch.hpp"
 #include "pitched_image.hpp"
 #include "random_inputs.hpp"
 #include "thread_order.hpp"

@@ -12,11 +12,10 @@ namespace halo::test {
 // `what` names the launch in the message, e.g. "Width = 257, Mask_Width = 5, 256 threads per block".
 Verdict judge_launch(cudaError_t error, const std::string& what);
 
-#if defined(HALO_BACKEND_CPU)
 // The output array of the last launch was stored exactly `outputs` elements (each output once)
-// and never read: a kernel accumulates in a register and stores its result once.
+// and never read: a kernel accumulates in a register and stores its result once. Call it after
+// load_counter_ready().
 Verdict stored_once_never_read(const std::string& array, uint64_t outputs, const std::string& launch);
-#endif
 
 // Stub TODOs reached so far in this process, as "still a stub: file:line: TODO: ..." lines.
 std::string stub_notes();

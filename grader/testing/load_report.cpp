@@ -1,5 +1,7 @@
 #include "load_report.hpp"
 
+#include "backend.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -68,7 +70,8 @@ void LoadReport::publish() const {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   std::ofstream f(folder / (section_ + "-" + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".json"));
-  f << "{\"section\": " << json_string(section_) << ", \"launch\": " << json_string(launch_)
+  f << "{\"section\": " << json_string(section_) << ", \"backend\": " << json_string(kBackend)
+    << ", \"launch\": " << json_string(launch_)
     << ", \"output_correct\": " << (output_correct_ ? "true" : "false") << ", \"rows\": [";
   for (size_t k = 0; k < rows_.size(); ++k) {
     const auto& r = rows_[k];

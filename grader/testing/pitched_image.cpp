@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "device_array.hpp"
+#include "measured_launch.hpp"
 
 namespace halo::test {
 
@@ -13,11 +14,9 @@ PitchedImage::PitchedImage(std::string name, int width, int height, bool read_on
   ptr_ = static_cast<float*>(p);
   const std::vector<float> poisoned(pitch_bytes_ / sizeof(float) * size_t(height), poison<float>());
   require_ok(cudaMemcpy(ptr_, poisoned.data(), poisoned.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+  name_device_memory(ptr_, pitch_bytes_ * size_t(height), name_, sizeof(float), read_only);
 #if defined(HALO_BACKEND_CPU)
-  cpu::name_array(ptr_, name_, sizeof(float), read_only);
   cpu::describe_image(ptr_, size_t(width), size_t(height));
-#else
-  (void)read_only;
 #endif
 }
 
@@ -38,7 +37,9 @@ PitchedImage::PitchedImage(PitchedImage&& o) noexcept
       pitch_bytes_(o.pitch_bytes_) {}
 
 PitchedImage::~PitchedImage() {
-  if (ptr_) cudaFree(ptr_);
+  if (!ptr_) return;
+  forget_device_memory(ptr_);
+  cudaFree(ptr_);
 }
 
 std::vector<float> PitchedImage::download() const {

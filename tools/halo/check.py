@@ -18,7 +18,10 @@ def run(root, build_dir=None):
     build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "check"
     tc = toolchain.ensure()
     print(f"halo check: clang {tc.cxx}, cmake {tc.cmake}, nvcc {tc.nvcc or 'not found'}", flush=True)
-    if not build.configure(root, build_dir, tc, "check"):
+    extra = {}
+    if tc.nvcc:
+        extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
+    if not build.configure(root, build_dir, tc, "check", extra=extra):
         return 2
     if not build.build_all(tc, build_dir):
         print("halo check: the build failed (output above)", file=sys.stderr)

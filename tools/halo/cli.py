@@ -54,6 +54,17 @@ def _parser():
     dp = isub.add_parser("diagnostics-page", help="write docs/diagnostics.md from real runs of a check build")
     dp.add_argument("--build-dir", default=None)
     dp.add_argument("--out", default=None)
+    gs = isub.add_parser("gpu-sanitizer", help="run a GPU test binary under compute-sanitizer")
+    gs.add_argument("--sanitizer", required=True, help="the compute-sanitizer program")
+    gs.add_argument("--tool", required=True, choices=["memcheck", "racecheck"])
+    gs.add_argument("--binary", required=True)
+    gs.add_argument("--must-catch", action="store_true", help="a known-wrong kernel: the tool must report it")
+    gs.add_argument("--tests", default="*", help="doctest filter of the test cases to run")
+    la = isub.add_parser("load-agreement", help="the CPU/GPU load-count table from two report folders")
+    la.add_argument("--cpu", required=True, help="HALO_REPORT_DIR of a CPU run of the reference solutions")
+    la.add_argument("--gpu", required=True, help="HALO_REPORT_DIR of a GPU run with the load counter")
+    la.add_argument("--machine", required=True, help="the GPU, driver and CUDA version, for the page")
+    la.add_argument("--out", required=True)
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
@@ -71,6 +82,12 @@ def _chapter(root):
 def _internal(root, args):
     from . import answers, cpp_header, expect_failure, wrong_kernels
 
+    if args.internal == "gpu-sanitizer":
+        from . import gpu_sanitizer
+        return gpu_sanitizer.run(args.sanitizer, args.tool, args.binary, args.must_catch, args.tests)
+    if args.internal == "load-agreement":
+        from . import load_agreement
+        return load_agreement.run(args.cpu, args.gpu, args.machine, args.out)
     if args.internal == "replay-check":
         return expect_failure.replay_reproduces(args.binaries)
     if args.internal == "expect-failure":
@@ -130,7 +147,7 @@ def _internal(root, args):
         try:
             for w in wrong_kernels.load(root, section):
                 wrong_kernels.write_tree(root, section, w, Path(args.out) / w.slug)
-                print(f"wrong|{w.slug}|{w.name}")
+                print(f"wrong|{w.slug}|{w.name}|{w.gpu_sanitizer}")
         except wrong_kernels.WrongKernelError as e:
             sys.exit(f"halo: {e}")
         return 0

@@ -40,7 +40,10 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
     if gpu and not tc.nvcc:
         print("halo: --gpu needs nvcc (the CUDA toolkit); grading on the CPU backend only", file=sys.stderr)
         gpu = False
-    if not build.configure(root, build_dir, tc, "grade", exercises, extra={"HALO_GPU_TESTS": "ON" if gpu else "OFF"}):
+    extra = {"HALO_GPU_TESTS": "ON" if gpu else "OFF"}
+    if gpu:
+        extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
+    if not build.configure(root, build_dir, tc, "grade", exercises, extra=extra):
         return 2
     _link_compile_commands(root, build_dir)
 

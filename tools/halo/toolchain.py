@@ -125,3 +125,42 @@ def ensure(quiet=False):
     if tc.missing:
         sys.exit(f"halo: still missing after installing: {', '.join(w for w, _ in tc.missing)}")
     return tc
+
+
+def _nvcc_release(nvcc):
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def sanitizer_api(root, nvcc):
+    """Where the Compute Sanitizer API is (the folder with include/sanitizer.h), installing
+    PyPI's nvidia-cuda-sanitizer-api for nvcc's CUDA release into build/.deps when the toolkit
+    has no copy; "" when there is none to be had. Only the GPU load counter needs it, so a
+    failure here is a note, never an error."""
+    if not nvcc:
+        return ""
+    cuda_root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+    if os.path.exists(os.path.join(cuda_root, "compute-sanitizer", "include", "sanitizer.h")):
+        return os.path.join(cuda_root, "compute-sanitizer")
+    release = _nvcc_release(nvcc)
+    if not release:
+        return ""
+    major, minor = release
+    target = os.path.join(root, "build", ".deps", f"cuda-sanitizer-api-{major}.{minor}")
+    found = os.path.join(target, "nvidia", f"cu{major}")
+    if os.path.exists(os.path.join(found, "include", "sanitizer.h")):
+        return found
+    print(f"halo: installing the Compute Sanitizer API for CUDA {major}.{minor} "
+          f"(pip: nvidia-cuda-sanitizer-api) into {os.path.relpath(target, root)}...", flush=True)
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                        "--target", target, f"nvidia-cuda-sanitizer-api=={major}.{minor}.*"],
+                       capture_output=True, text=True)
+    if p.returncode != 0 or not os.path.exists(os.path.join(found, "include", "sanitizer.h")):
+        print("halo: note: could not install nvidia-cuda-sanitizer-api (" + (p.stderr.strip().splitlines() or ["?"])[-1]
+              + "); the GPU load counter is not built and GPU load tests will be skipped", file=sys.stderr)
+        return ""
+    return found

@@ -13,6 +13,11 @@ class WrongKernelError(Exception):
     pass
 
 
+# compute-sanitizer tools a wrong kernel can be marked for (gpu_sanitizer = "..."): memcheck
+# finds out-of-bounds global accesses, racecheck shared-memory races.
+GPU_SANITIZER_TOOLS = ("", "memcheck", "racecheck")
+
+
 @dataclass
 class WrongKernel:
     name: str
@@ -23,6 +28,8 @@ class WrongKernel:
     expect: str
     more: list = None  # further (replace, with) pairs, from `[[wrong.also]]` tables
     env: dict = None   # environment for its test run, e.g. a short HALO_LAUNCH_TIMEOUT for a hang
+    # The compute-sanitizer tool that must also catch it on a GPU ("memcheck" or "racecheck"), or "".
+    gpu_sanitizer: str = ""
 
     def changes(self):
         return [(self.replace, self.with_)] + list(self.more or [])
@@ -56,8 +63,12 @@ def load(root, section):
         env = w.get("env", {})
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
             raise WrongKernelError(f"{path}: '{w['name']}': env values must be strings")
+        gpu_sanitizer = w.get("gpu_sanitizer", "")
+        if gpu_sanitizer not in GPU_SANITIZER_TOOLS:
+            raise WrongKernelError(f"{path}: '{w['name']}': gpu_sanitizer must be one of "
+                                   f"{', '.join(t for t in GPU_SANITIZER_TOOLS if t)} (or left out)")
         out.append(WrongKernel(w["name"], w["file"], w["replace"], w["with"], w.get("why", ""), w["expect"],
-                               [(a["replace"], a["with"]) for a in also], env))
+                               [(a["replace"], a["with"]) for a in also], env, gpu_sanitizer))
     slugs = [w.slug for w in out]
     if len(set(slugs)) != len(slugs):
         raise WrongKernelError(f"{path}: two entries have names that differ only in punctuation")

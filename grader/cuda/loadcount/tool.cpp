@@ -63,7 +63,14 @@ void on_launch(const Sanitizer_LaunchData* l) {
   std::lock_guard lock(mutex);
   Pending p;
   p.ranges = registered;
-  if (p.ranges.size() > kMaxRanges) p.ranges.resize(kMaxRanges);
+  if (p.ranges.size() > kMaxRanges) {
+    static bool warned = false;
+    if (!warned)
+      std::fprintf(stderr, "halo loadcount: %zu arrays registered, only the first %u are counted by name\n",
+                   p.ranges.size(), kMaxRanges);
+    warned = true;
+    p.ranges.resize(kMaxRanges);
+  }
   p.blocks = l->gridDim_x * l->gridDim_y * l->gridDim_z;
   p.stream = l->hStream;
   p.context = l->context;
@@ -155,6 +162,21 @@ long long halo_loadcount_block_elements(const char* name, unsigned block, int st
       return (long long)(last.per_block[(size_t(block) * (last.ranges.size() + 1) + k) * 2 + (stores ? 1 : 0)] /
                          last.ranges[k].element_size);
   return -1;
+}
+
+// Bytes that block `block` of the last synchronised launch loaded (stored, when `stores`) from
+// global memory outside every registered array; -1 when no such launch or block.
+long long halo_loadcount_other_bytes(unsigned block, int stores) {
+  std::lock_guard lock(mutex);
+  if (!last.valid || block >= last.blocks) return -1;
+  const size_t ranges = last.ranges.size();
+  return (long long)last.per_block[(size_t(block) * (ranges + 1) + ranges) * 2 + (stores ? 1 : 0)];
+}
+
+// The name of the k-th array counted in the last synchronised launch; null past the last one.
+const char* halo_loadcount_array_name(unsigned k) {
+  std::lock_guard lock(mutex);
+  return last.valid && k < last.ranges.size() ? last.ranges[k].name.c_str() : nullptr;
 }
 
 unsigned halo_loadcount_blocks() {
