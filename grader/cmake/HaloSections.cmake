@@ -219,6 +219,14 @@ function(halo_add_section id)
                    --expect "still a stub: exercises/${folder}/")
   set_tests_properties("stubs: ${id} ${slug} / every test fails cleanly" PROPERTIES LABELS "${id};stubs" TIMEOUT 600)
   halo_stub_answers_test(${id} "${slug}" "${stubs}/answers.toml")
+  if(HALO_HAVE_CUDA)  # on a GPU a stub's TODO does nothing: its tests fail on what it never wrote
+    halo_cuda_binary(test_${sid}_stubs_gpu "${folder}" "${stubs}" ${kernels})
+    set(name "gpu stubs: ${id} ${slug} / every test fails cleanly")
+    add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test
+             --binary $<TARGET_FILE:test_${sid}_stubs_gpu> --expect "ERROR:")
+    set_tests_properties("${name}" PROPERTIES LABELS "${id};gpu;stubs" TIMEOUT 600 SKIP_RETURN_CODE 77
+                         ENVIRONMENT "${HALO_GPU_TEST_ENVIRONMENT}")
+  endif()
 
   # ...and every known-wrong kernel must be caught with its diagnostic.
   halo_add_wrong_kernels(${id} ${sid} "${slug}" "${folder}" "${kernels}")

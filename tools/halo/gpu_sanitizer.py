@@ -15,8 +15,11 @@ EXCLUDE = "*/ loads /*"
 
 
 def _errors(output):
-    m = re.search(r"ERROR SUMMARY: (\d+) errors?", output)
-    return int(m.group(1)) if m else None
+    """Errors the tool counted: memcheck ends with "ERROR SUMMARY: N errors", racecheck also
+    with "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)"; None when neither."""
+    counts = [int(m.group(1)) for m in re.finditer(r"ERROR SUMMARY: (\d+) errors?", output)]
+    counts += [int(m.group(1)) for m in re.finditer(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?", output)]
+    return max(counts) if counts else None
 
 
 def run(sanitizer, tool, binary, must_catch, tests):
