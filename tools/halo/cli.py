@@ -22,10 +22,27 @@ def _parser():
     s.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     s.add_argument("--force", action="store_true", help="replace edited exercise files (a backup is kept)")
 
-    b = sub.add_parser("bench", help="measurements that inform (never tests)")
+    b = sub.add_parser(
+        "bench", help="measurements that inform (never tests): GPU benchmarks of the kernels, or --checks",
+        description="Without SECTION: time every reference kernel on the GPU (2^26 floats in 1D, 8192 x 8192 in 2D, "
+                    "masks 3, 5, 7, 9) against a device-to-device copy of the same bytes and, in 2D, cuDNN. With "
+                    "SECTION (e.g. 7.6): your kernel from exercises/ beside the reference. Every kernel is validated "
+                    "before it is timed. Writes gpu-bench*.json, .md and .log to --output-dir.",
+        epilog="Exit status: 0 measured; 77 (skipped) when this machine has no CUDA device: it prints "
+               "'no CUDA device: nothing to time' and times nothing; 3 a reference kernel failed validation; "
+               "2 a build or usage error. HALO_SEED replays a run's inputs.")
+    b.add_argument("sections", nargs="*", metavar="SECTION",
+                   help="bench your kernel of this section beside the reference (e.g. 7.6)")
+    b.add_argument("--exercises", metavar="DIR", help="your kernels from another tree shaped like exercises/")
+    b.add_argument("--output-dir", metavar="DIR", help="where the JSON, Markdown and log go (default: build/bench)")
+    b.add_argument("--build-dir", metavar="DIR", help="where the benchmark is compiled (default: build/bench-gpu)")
+    b.add_argument("--runs", type=int, default=30, help="timed runs per kernel and mask; the median is reported")
+    b.add_argument("--warmup", type=int, default=5, help="untimed runs first")
+    b.add_argument("--build-only", action="store_true", help="compile the GPU benchmark (no device needed), run nothing")
+    b.add_argument("--from-json", metavar="FILE", help="only turn a results JSON into its Markdown table")
     b.add_argument("--checks", action="store_true", help="what the CPU backend's diagnostics cost (needs a check build)")
-    b.add_argument("--repeats", type=int, default=3)
-    b.add_argument("--output", metavar="FILE", help="also write the table there (Markdown)")
+    b.add_argument("--repeats", type=int, default=3, help="with --checks: runs of each binary")
+    b.add_argument("--output", metavar="FILE", help="with --checks: also write the table there (Markdown)")
 
     le = sub.add_parser("lesson", help="print a section's lesson, with its numbers filled in")
     le.add_argument("section", metavar="SECTION", help="e.g. 7.2")
@@ -65,6 +82,10 @@ def _parser():
     la.add_argument("--gpu", required=True, help="HALO_REPORT_DIR of a GPU run with the load counter")
     la.add_argument("--machine", required=True, help="the GPU, driver and CUDA version, for the page")
     la.add_argument("--out", required=True)
+    gp = isub.add_parser("gpu-suite-page", help="the GPU suite's results page from its JUnit files")
+    gp.add_argument("--junit", nargs="+", required=True)
+    gp.add_argument("--machine", required=True, help="the GPU, driver and CUDA version, for the page")
+    gp.add_argument("--out", required=True)
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
@@ -85,6 +106,9 @@ def _internal(root, args):
     if args.internal == "gpu-sanitizer":
         from . import gpu_sanitizer
         return gpu_sanitizer.run(args.sanitizer, args.tool, args.binary, args.must_catch, args.tests)
+    if args.internal == "gpu-suite-page":
+        from . import gpu_suite_page
+        return gpu_suite_page.run(args.junit, args.machine, args.out)
     if args.internal == "load-agreement":
         from . import load_agreement
         return load_agreement.run(args.cpu, args.gpu, args.machine, args.out)
@@ -169,10 +193,13 @@ def main(root, argv):
         except regions.RegionError as e:
             sys.exit(f"halo: {e}")
     if args.command == "bench":
-        if not args.checks:
-            sys.exit("halo: say what to measure: ./workbook bench --checks")
-        from . import bench_checks
-        return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        if args.checks:
+            if args.sections:
+                sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
+            from . import bench_checks
+            return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        from . import bench_gpu
+        return bench_gpu.run(root, chapter, args)
     if args.command == "lesson":
         from .lesson import LessonError, render_lesson
         try:
