@@ -63,3 +63,12 @@ inline float atomicAdd(float* address, float value) {
   } while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
   return old;
 }
+
+// 16-byte accesses (section 7.9). float4 is a clang vector type rather than a struct: a load
+// or store through a float4* is then one 16-byte IR access, which the instrumentation sees as
+// one __sanitizer_cov_load16 (counted as 4 floats), where a struct copy could become a memcpy
+// that it does not see. The vector type also has CUDA's .x .y .z .w members.
+typedef float float4 __attribute__((ext_vector_type(4)));
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+// An occupancy hint for nvcc; nothing to do on the CPU.
+#define __launch_bounds__(...)
