@@ -7,6 +7,8 @@ A lesson types no number that questions.toml defines; it names it instead:
     {{ measurement.NAME.FIELD }}    a field of a measured launch (any section's)
     {{ example.NAME.FIELD }}        a field of a worked example (any section's)
     {{ formula.NAME }}              a formula's expression text (any section's)
+    {{ results.FILE }}              a measured results page, docs/results/FILE.md (dashes as _),
+                                    without its title: numbers measured on a GPU, never typed
 
 Formulas, examples and measurements are shared by all sections (their names are unique across
 the chapter), so a later lesson can cite an earlier section's. Keys and params belong to the
@@ -70,7 +72,18 @@ def lesson_context(chapter: Chapter, section_id: str) -> dict:
                     for name, e in chapter.examples.items()},
         "formula": {name: f.expr for name, f in chapter.formulas.items()},
         "define": {name: _format(value) for name, value in chapter.define_values().items()},
+        "results": {re.sub(r"\W", "_", page.stem): _results_body(page)
+                    for page in sorted((chapter.root / "docs" / "results").glob("*.md"))},
     }
+
+
+def _results_body(page) -> str:
+    """A results page as a lesson quotes it: without the generator's comment and the title."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    body = [line for line in lines if not line.startswith("<!--")]
+    if body and body[0].startswith("# "):
+        body = body[1:]
+    return "\n".join(body).strip()
 
 
 def render_lesson(chapter: Chapter, section_id: str) -> str:

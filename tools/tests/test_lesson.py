@@ -164,6 +164,14 @@ class SmallChapter(unittest.TestCase):
                          "Example [1, 2, 3] [[0, 4]]\n"
                          "Formula `2 * x`\n")
 
+    def test_results_pages_are_quoted_without_title_or_generator_comment(self):
+        results = self.root / "docs" / "results"
+        results.mkdir(parents=True)
+        (results / "gpu-x-h100.md").write_text("<!-- generated -->\n# Title\n\n| a |\n|---|\n| 0.19 |\n")
+        self.write_lesson("Measured:\n{{ results.gpu_x_h100 }}\n")
+        self.assertEqual(render_lesson(self.chapter, "1.0"), "Measured:\n| a |\n|---|\n| 0.19 |\n")
+        self.assertIn("results.gpu_x_h100", self.error("{{ results.gpu_y }}"))
+
     def test_unknown_placeholder_names_the_line(self):
         message = self.error("# A lesson\n\nWidth {{ measurement.launch.Width }} is fine.\n"
                              "But {{ key.nope }} is not.\n")
