@@ -29,3 +29,20 @@
 #ifndef HALO_BENCH_VARIANT
 #error "build kernel units with -DHALO_BENCH_VARIANT=reference (or student)"
 #endif
+
+namespace halo::bench {
+
+// 7.3, 7.4 and 7.5 keep the mask in constant memory, copied there by the section's own host
+// function. Its capacity is MAX_MASK_WIDTH (the chapter's #define): a wider mask is skipped, not
+// truncated.
+inline std::string mask_too_wide_for_constant_memory(int m) {
+  return m > MAX_MASK_WIDTH ? "Mask_Width " + std::to_string(m) + " > MAX_MASK_WIDTH = " + std::to_string(MAX_MASK_WIDTH)
+                            : std::string();
+}
+template <cudaError_t (*copy_mask_to_constant)(const float*, int)>
+std::string copy_mask_to_constant_memory(const Problem& p) {
+  const cudaError_t err = copy_mask_to_constant(p.M_host, p.mask_width);
+  return err == cudaSuccess ? std::string() : std::string("copy_mask_to_constant: ") + cudaGetErrorName(err);
+}
+
+}  // namespace halo::bench

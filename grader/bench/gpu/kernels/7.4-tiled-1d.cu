@@ -14,16 +14,6 @@ using halo::bench::Problem;
 
 constexpr unsigned kBlock = TILE_SIZE;  // the largest block the grader launches: TILE_SIZE threads
 
-// The mask goes to constant memory through the section's own host function; its capacity is
-// MAX_MASK_WIDTH (the chapter's #define), so a wider mask is skipped, not truncated.
-std::string too_wide(int m) {
-  return m > MAX_MASK_WIDTH ? "Mask_Width " + std::to_string(m) + " > MAX_MASK_WIDTH = " + std::to_string(MAX_MASK_WIDTH)
-                            : std::string();
-}
-std::string copy_mask(const Problem& p) {
-  const cudaError_t err = k::copy_mask_to_constant(p.M_host, p.mask_width);
-  return err == cudaSuccess ? std::string() : std::string("copy_mask_to_constant: ") + cudaGetErrorName(err);
-}
 
 constexpr const char* SECTION = "7.4";
 
@@ -36,8 +26,8 @@ std::vector<Entry> make() {
     e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
     e.dims = 1;
     e.order = 0;
-    e.unsupported = too_wide;
-    e.prepare = copy_mask;
+    e.unsupported = halo::bench::mask_too_wide_for_constant_memory;
+    e.prepare = halo::bench::copy_mask_to_constant_memory<k::copy_mask_to_constant>;
     e.launch = [](const Problem& p) {
       k::convolution_1D_tiled_kernel<<<halo::bench::blocks_for(p.width, kBlock), kBlock>>>(p.N, p.P, p.mask_width, p.width);
       return cudaGetLastError();
