@@ -23,12 +23,13 @@ class Toolchain:
     missing: list = field(default_factory=list)   # [(what, debian package)]
 
 
-def _version(cmd):
+def _version(cmd, pattern=r"version (\d+)\.(\d+)"):
+    """(major, minor) from `cmd --version`, found by `pattern`; None when it cannot be read."""
     try:
-        out = subprocess.run([cmd, "--version"], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run([cmd, "--version"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
-    m = re.search(r"version (\d+)\.(\d+)", out)
+    m = re.search(pattern, out)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
@@ -127,15 +128,6 @@ def ensure(quiet=False):
     return tc
 
 
-def _nvcc_release(nvcc):
-    try:
-        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r"release (\d+)\.(\d+)", out)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def sanitizer_api(root, nvcc):
     """Where the Compute Sanitizer API is (the folder with include/sanitizer.h), installing
     PyPI's nvidia-cuda-sanitizer-api for nvcc's CUDA release into build/.deps when the toolkit
@@ -146,7 +138,7 @@ def sanitizer_api(root, nvcc):
     cuda_root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
     if os.path.exists(os.path.join(cuda_root, "compute-sanitizer", "include", "sanitizer.h")):
         return os.path.join(cuda_root, "compute-sanitizer")
-    release = _nvcc_release(nvcc)
+    release = _version(nvcc, r"release (\d+)\.(\d+)")
     if not release:
         return ""
     major, minor = release

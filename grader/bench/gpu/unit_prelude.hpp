@@ -32,6 +32,15 @@
 
 namespace halo::bench {
 
+// An entry for a kernel of the tree this unit was built from (reference or student).
+inline Entry kernel_entry(const char* name, const char* section) {
+  Entry e;
+  e.name = name;
+  e.section = section;
+  e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+  return e;
+}
+
 // 7.3, 7.4 and 7.5 keep the mask in constant memory, copied there by the section's own host
 // function. Its capacity is MAX_MASK_WIDTH (the chapter's #define): a wider mask is skipped, not
 // truncated.

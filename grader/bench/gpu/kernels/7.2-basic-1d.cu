@@ -15,10 +15,7 @@ using halo::bench::Problem;
 constexpr unsigned kBlock = 256;  // the grader's launch: one thread per output, 256 per block
 
 const bool registered = halo::bench::add_entries({[] {
-  Entry e;
-  e.name = "convolution_1D_basic_kernel";
-  e.section = "7.2";
-  e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+  Entry e = halo::bench::kernel_entry("convolution_1D_basic_kernel", "7.2");
   e.dims = 1;
   e.launch = [](const Problem& p) {
     k::convolution_1D_basic_kernel<<<halo::bench::blocks_for(p.width, kBlock), kBlock>>>(p.N, p.M, p.P, p.mask_width,

@@ -20,10 +20,7 @@ constexpr const char* SECTION = "7.4";
 std::vector<Entry> make() {
   std::vector<Entry> all;
   {
-    Entry e;
-    e.name = "convolution_1D_tiled_kernel";
-    e.section = SECTION;
-    e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+    Entry e = halo::bench::kernel_entry("convolution_1D_tiled_kernel", SECTION);
     e.dims = 1;
     e.order = 0;
     e.unsupported = halo::bench::mask_too_wide_for_constant_memory;

@@ -27,10 +27,7 @@ constexpr const char* SECTION = "7.6";
 std::vector<Entry> make() {
   std::vector<Entry> all;
   {
-    Entry e;
-    e.name = "convolution_2D_tiled_kernel";
-    e.section = SECTION;
-    e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+    Entry e = halo::bench::kernel_entry("convolution_2D_tiled_kernel", SECTION);
     e.dims = 2;
     e.order = 0;
     e.layout = halo::bench::Layout::pitched;

@@ -42,10 +42,7 @@ constexpr const char* SECTION = "7.8";
 std::vector<Entry> make() {
   std::vector<Entry> all;
   {
-    Entry e;
-    e.name = "convolution_2D_basic_kernel";
-    e.section = SECTION;
-    e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+    Entry e = halo::bench::kernel_entry("convolution_2D_basic_kernel", SECTION);
     e.dims = 2;
     e.order = 0;
     e.unsupported = too_wide;
@@ -56,10 +53,7 @@ std::vector<Entry> make() {
     all.push_back(e);
   }
   {
-    Entry e;
-    e.name = "convolution_2D_const_mem_kernel";
-    e.section = SECTION;
-    e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+    Entry e = halo::bench::kernel_entry("convolution_2D_const_mem_kernel", SECTION);
     e.dims = 2;
     e.order = 1;
     e.unsupported = too_wide;
@@ -71,10 +65,7 @@ std::vector<Entry> make() {
     all.push_back(e);
   }
   {
-    Entry e;
-    e.name = "convolution_tiled_2D_const_mem_kernel";
-    e.section = SECTION;
-    e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+    Entry e = halo::bench::kernel_entry("convolution_tiled_2D_const_mem_kernel", SECTION);
     e.dims = 2;
     e.order = 2;
     e.unsupported = too_wide_tiled;
@@ -88,10 +79,7 @@ std::vector<Entry> make() {
     all.push_back(e);
   }
   {
-    Entry e;
-    e.name = "convolution_cached_tiled_2D_const_mem_kernel";
-    e.section = SECTION;
-    e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+    Entry e = halo::bench::kernel_entry("convolution_cached_tiled_2D_const_mem_kernel", SECTION);
     e.dims = 2;
     e.order = 3;
     e.unsupported = too_wide;

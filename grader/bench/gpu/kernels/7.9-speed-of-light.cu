@@ -30,10 +30,7 @@ std::string copy_filter(const Problem& p) {
 }
 
 const bool registered = halo::bench::add_entries({[] {
-  Entry e;
-  e.name = "convolution_2D_speed_of_light_kernel";
-  e.section = SECTION;
-  e.variant = HALO_BENCH_STR(HALO_BENCH_VARIANT);
+  Entry e = halo::bench::kernel_entry("convolution_2D_speed_of_light_kernel", SECTION);
   e.dims = 2;
   e.layout = halo::bench::Layout::pitched;  // rows 16-byte aligned, as its float4 loads need
   e.unsupported = unsupported;
