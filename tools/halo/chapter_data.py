@@ -26,6 +26,10 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 QUESTION_ID = re.compile(r"[A-Za-z0-9_]+\Z")  # a TOML bare key, so the answers file needs no quotes
 
 
+# Who sees a section's tests on a course platform (Gradescope's words).
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+
+
 @dataclass
 class Section:
     id: str
@@ -33,6 +37,9 @@ class Section:
     title: str
     folder: str
     kernels: list
+    points: dict = field(default_factory=dict)  # {"tests": n, "answers": n}: what the section is worth
+    visibility: str = "visible"
+    hints: list = field(default_factory=list)    # revealed one at a time; never solution code
 
 
 @dataclass
@@ -252,7 +259,24 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
             if (key, entry[key]) in seen:
                 raise ChapterError(f"{where}: section #{k}: {key} {entry[key]!r} is used twice")
             seen.add((key, entry[key]))
-        sections.append(Section(entry["id"], entry["slug"], entry["title"], folder, list(kernels)))
+        unknown = set(entry) - {"id", "slug", "title", "folder", "kernels", "points", "visibility", "hints"}
+        if unknown:
+            raise ChapterError(f"{where}: section {entry['id']}: unknown key(s) {', '.join(sorted(unknown))}")
+        points = entry.get("points", {})
+        if (not isinstance(points, dict) or set(points) - {"tests", "answers"}
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in points.values())):
+            raise ChapterError(f"{where}: section {entry['id']}: 'points' should be a table like "
+                               "{ tests = 10, answers = 5 } of whole numbers >= 0")
+        if kernels == [] and points.get("tests"):
+            raise ChapterError(f"{where}: section {entry['id']}: a section of questions only has no tests to give points to")
+        visibility = entry.get("visibility", "visible")
+        if visibility not in VISIBILITIES:
+            raise ChapterError(f"{where}: section {entry['id']}: visibility should be one of {', '.join(VISIBILITIES)}")
+        hints = entry.get("hints", [])
+        if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
+            raise ChapterError(f"{where}: section {entry['id']}: 'hints' should be a list of non-empty strings")
+        sections.append(Section(entry["id"], entry["slug"], entry["title"], folder, list(kernels),
+                                dict(points), visibility, list(hints)))
     return sections
 
 
