@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from . import measured
+from . import measured, variants
 from .expressions import format_number
 from .tomlcompat import TOMLDecodeError, loads_toml
 
@@ -37,10 +37,17 @@ class ParsedAnswers:
     path: str
     values: dict = field(default_factory=dict)
     lines: dict = field(default_factory=dict)  # key -> 1-based line where it is set
+    # full dotted key ("variant.params.<question>") -> line, for the variant's own lines
+    dotted_lines: dict = field(default_factory=dict)
 
     def where(self, key: str) -> str:
         line = self.lines.get(key)
         return f"{self.path}:{line}" if line else self.path
+
+    def where_dotted(self, key: str) -> str:
+        """path:line of a dotted key such as variant.params.q (else of its top-level key)."""
+        line = self.dotted_lines.get(key)
+        return f"{self.path}:{line}" if line else self.where(key.split(".")[0])
 
 
 # ---------------------------------------------------------------- writing numbers
@@ -65,15 +72,42 @@ def _toml_value(v) -> str:
     return _toml_number(v)
 
 
-def answers_template(chapter, section_id: str, with_key: bool = False) -> str:
-    """The answers file to hand out (every answer "") or, with_key, the filled-in key."""
+def _toml_string(s: str) -> str:
+    # A JSON string is a TOML basic string as long as it holds no "\/" (json.dumps writes none).
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _toml_inline_table(params: dict) -> str:
+    return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in params.items()) + " }"
+
+
+def answers_template(chapter, section_id: str, with_key: bool = False,
+                     student: Optional[str] = None, secret: Optional[str] = None) -> str:
+    """The answers file to hand out (every answer "") or, with_key, the filled-in key. With a
+    student, the file is theirs: it records their variant and its questions carry their
+    numbers (secret: the course secret; None reads HALO_COURSE_SECRET or course.toml)."""
     section = chapter.section(section_id)
+    questions = chapter.questions(section.id)
     lines = [f"# Answers for section {section.id}: {section.title}",
              '# Replace each "" with a number, or a list of numbers where the question asks for one.',
              f"# Grade with: ./workbook grade {section.id}"]
     if with_key:
         lines.append("# This copy is the answer key.")
-    for q in chapter.questions(section.id):
+    if student is not None:
+        student = variants.check_student_id(student)
+        if secret is None:
+            secret = variants.secret_from_env_or_file(chapter.root)
+        questions = [variants.variant_question(q, student, secret) for q in questions]
+        # The variant is written as dotted keys (variant.student, variant.params.<question>),
+        # not as a [variant] table: TOML puts every key after a table header into that table,
+        # so a table at the top would swallow the answers below it.
+        lines += ["", f"# Your variant: the numbers of some questions below are yours, picked for {student}.",
+                  "# Leave the variant lines as they are: the grader recomputes them and reports any change.",
+                  f"variant.student = {_toml_string(student)}",
+                  f"variant.course = {_toml_string(variants.secret_fingerprint(secret))}"]
+        lines += [f"variant.params.{q.id} = {_toml_inline_table({k: q.params[k] for k in q.vary})}"
+                  for q in questions if q.vary]
+    for q in questions:
         lines += ["", "# " + " ".join(q.title.split())]
         lines += ["# " + line for line in textwrap.wrap(q.text(), 94, break_long_words=False,
                                                         break_on_hyphens=False)]
@@ -121,7 +155,28 @@ def parse_answers(path) -> ParsedAnswers:
             raise AnswersError(f"{shown}: {e}") from None
         line = m.group("line") or text.count("\n") + (0 if text.endswith("\n") else 1)
         raise AnswersError(f"{shown}:{line}: {m.group('what')}") from None
-    return ParsedAnswers(shown, values, _key_lines(text, values))
+    return ParsedAnswers(shown, values, _key_lines(text, values), _dotted_lines(text))
+
+
+_TABLE_HEADER = re.compile(r"""^[ \t]*\[\[?[ \t]*([A-Za-z0-9_.\-"' \t]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$""")
+_KEY_LINE = re.compile(r"""^[ \t]*([A-Za-z0-9_.\-"' \t]+?)[ \t]*=""")
+
+
+def _dotted_lines(text: str) -> dict:
+    """The first line of each full dotted key, under the table header in force there:
+    `variant.params.q = {...}` and `[variant.params]` then `q = {...}` both give
+    "variant.params.q". Quotes and blanks around the parts are dropped (good enough for lines)."""
+    found, table = {}, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        header = _TABLE_HEADER.match(line)
+        if header:
+            table = re.sub(r"""[\s"']""", "", header.group(1))
+            continue
+        key = _KEY_LINE.match(line)
+        if key:
+            name = re.sub(r"""[\s"']""", "", key.group(1))
+            found.setdefault(f"{table}.{name}" if table else name, number)
+    return found
 
 
 # ---------------------------------------------------------------- grading
@@ -215,16 +270,145 @@ def _question(chapter, section_id: str, question_id: str):
     raise KeyError(f"section {section_id} has no question {question_id!r}")
 
 
-def check_question(chapter, section_id: str, question_id: str, path, report_dir=None) -> Verdict:
+# ---------------------------------------------------------------- variants
+
+VARIANT_KEY = "variant"  # the top-level key of a student's variant (never a question id)
+
+
+class _VariantProblem(Exception):
+    """A variant record that cannot be used; str() is the message, with path:line."""
+
+
+def _file_variant(parsed: ParsedAnswers) -> Optional[tuple]:
+    """(student, {question id: recorded params}) of the file, None for the plain edition."""
+    if VARIANT_KEY not in parsed.values:
+        return None
+    v = parsed.values[VARIANT_KEY]
+    where = parsed.where(VARIANT_KEY)
+    if not isinstance(v, dict):
+        raise _VariantProblem(f"{where}: variant is {_describe(v)}; it should be the variant lines the "
+                              "file came with (variant.student = \"...\" and variant.params...)")
+    unknown = sorted(set(v) - {"student", "course", "params"})
+    if unknown:
+        raise _VariantProblem(f"{parsed.where_dotted('variant.' + unknown[0])}: variant.{unknown[0]} is "
+                              "not part of a variant; a variant has variant.student, variant.course and "
+                              "variant.params")
+    course = v.get("course")
+    if course is not None and not isinstance(course, str):
+        raise _VariantProblem(f"{parsed.where_dotted('variant.course')}: variant.course is {_describe(course)}; "
+                              "put back the line the file came with")
+    student = v.get("student")
+    if not isinstance(student, str) or not student.strip():
+        raise _VariantProblem(f"{parsed.where_dotted('variant.student')}: the variant names no student; "
+                              'it needs its line variant.student = "<your student ID>"')
+    params = v.get("params", {})
+    if not isinstance(params, dict):
+        raise _VariantProblem(f"{parsed.where_dotted('variant.params')}: variant.params is "
+                              f"{_describe(params)}; it should be the lines variant.params.<question> = {{ ... }}")
+    return student.strip(), params, course
+
+
+def _edited_params(qid: str, sid: str, recorded: Any, right: dict, where: str) -> Optional[str]:
+    """What differs between the recorded and the right params of a variant, or None."""
+    if not isinstance(recorded, dict):
+        return (f"{where}: {qid}: the variant records {_describe(recorded)} for its parameters; "
+                f"student {sid!r} has variant.params.{qid} = {_toml_inline_table(right)}")
+    for name, value in right.items():
+        if name not in recorded:
+            return (f"{where}: {qid}: parameter {name} is missing from the variant; student {sid!r} "
+                    f"has {name} = {_toml_value(value)}: put it back")
+        if not _is_number(recorded[name]) or recorded[name] != value:
+            shown = _toml_value(recorded[name]) if _is_number(recorded[name]) else _describe(recorded[name])
+            return (f"{where}: {qid}: parameter {name} was edited: it is {shown} here, but the variant "
+                    f"of student {sid!r} has {name} = {_toml_value(value)}. A variant's parameters come "
+                    f"from the student ID and are not accepted edited: put back {name} = {_toml_value(value)}")
+    extra = sorted(set(recorded) - set(right))
+    if extra:
+        return (f"{where}: {qid}: parameter {extra[0]} does not vary in this question; "
+                f"student {sid!r} has variant.params.{qid} = {_toml_inline_table(right)}")
+    return None
+
+
+UNVERIFIED = (" (graded with the numbers of your variant; this machine has no course secret, so the "
+              "course's grader checks that they are yours)")
+
+
+def _variant_of(chapter, question, parsed: ParsedAnswers, secret, student) -> tuple:
+    """(the question as the file's variant asks it, a note for the verdict or None, None) or
+    (None, None, an INVALID Verdict)."""
+    def invalid(message: str) -> tuple:
+        return None, None, Verdict(INVALID, message)
+
+    try:
+        found = _file_variant(parsed)
+    except _VariantProblem as e:
+        return invalid(str(e))
+    if student is not None:
+        student = student.strip()
+        if found is None:
+            return invalid(f"{parsed.path}: {question.id} varies per student, but this answers "
+                           f"file has no variant; answer it in the file written for {student!r}")
+        if found[0] != student:
+            return invalid(f"{parsed.where_dotted('variant.student')}: this file is the "
+                           f"variant of {found[0]!r}, not of {student!r}")
+    if found is None:
+        return question, None, None  # the plain edition: the default parameters
+    sid, recorded, course = found
+    try:
+        configured = secret is not None or variants.secret_configured(chapter.root)
+        if secret is None:
+            secret = variants.secret_from_env_or_file(chapter.root)
+        right = variants.params_for(question, sid, secret)
+    except variants.VariantError as e:
+        return invalid(f"{parsed.where_dotted('variant.student')}: {e}")
+    where = parsed.where_dotted(f"variant.params.{question.id}")
+    if question.id not in recorded:
+        return invalid(f"{where}: {question.id} varies per student, but the variant records no "
+                       f"parameters for it; put back its line variant.params.{question.id} = ...")
+    note = None
+    if course is not None and course != variants.secret_fingerprint(secret):
+        if configured:
+            return invalid(f"{parsed.where_dotted('variant.course')}: this file was written with "
+                           "another course secret than this grader's (or its variant.course line "
+                           "was edited), so its numbers cannot be checked")
+        # A student's machine: without the secret, grade against the recorded numbers, as long
+        # as they are among the question's choices; the course's grader verifies them.
+        right = {name: recorded[question.id].get(name) if isinstance(recorded[question.id], dict) else None
+                 for name in question.vary}
+        for name, value in right.items():
+            if value not in question.vary[name] or not _is_number(value):
+                return invalid(f"{where}: {question.id}: parameter {name} was edited: "
+                               f"{_describe(value) if value is not None else 'nothing'} is not "
+                               f"one of its choices; put back the line the file came with")
+        note = UNVERIFIED
+    problem = _edited_params(question.id, sid, recorded[question.id], right, where)
+    if problem:
+        return invalid(problem)
+    return question.with_params(right), note, None
+
+
+def check_question(chapter, section_id: str, question_id: str, path, report_dir=None,
+                   secret: Optional[str] = None, student: Optional[str] = None) -> Verdict:
     """Grades one question; a file that cannot be read makes it INVALID with the parse error.
     With `report_dir`, a question with `measured_ratio` must also match the ratio measured on
-    the student's own kernels in that run, when both kernels passed."""
+    the student's own kernels in that run, when both kernels passed.
+    A file with a variant is graded with the parameters recomputed from its student and the
+    course secret (`secret`; None reads HALO_COURSE_SECRET or course.toml); recorded parameters
+    that differ make the question INVALID. With `student`, a question that varies must be
+    answered in that student's variant."""
     question = _question(chapter, section_id, question_id)
     try:
         parsed = parse_answers(path)
     except AnswersError as e:
         return Verdict(INVALID, str(e))
+    note = None
+    if question.vary:
+        question, note, invalid = _variant_of(chapter, question, parsed, secret, student)
+        if invalid:
+            return invalid
     verdict = judge(question, question.expected(), parsed)
+    if note:  # questions that vary have no measured ratio: this verdict is the last word
+        return Verdict(verdict.status, verdict.message + note)
     if verdict.status != RIGHT or not question.measured_ratio:
         return verdict
     found = measured.ratio(report_dir, question.measured_ratio)
@@ -247,11 +431,35 @@ def check_file(chapter, section_id: str, path) -> list[str]:
     except AnswersError as e:
         return [str(e)]
     ids = [q.id for q in chapter.questions(section_id)]
-    problems = []
+    problems = _variant_problems(chapter, section_id, parsed)
     for key in parsed.values:
-        if key not in ids:
+        if key not in ids and key != VARIANT_KEY:
             close = difflib.get_close_matches(key, ids, n=1)
             hint = f"did you mean '{close[0]}'? " if close else ""
             problems.append(f"{parsed.where(key)}: unknown question {key!r}; {hint}"
                             f"the questions are: {', '.join(ids)}")
+    return problems
+
+
+def _variant_problems(chapter, section_id: str, parsed: ParsedAnswers) -> list[str]:
+    """Problems with the shape of the file's variant (edited numbers are the questions' verdicts)."""
+    try:
+        found = _file_variant(parsed)
+    except _VariantProblem as e:
+        return [str(e)]
+    if found is None:
+        return []
+    varying = {q.id for q in chapter.questions(section_id) if q.vary}
+    ids = [q.id for q in chapter.questions(section_id)]
+    problems = []
+    for qid in found[1]:
+        where = parsed.where_dotted(f"variant.params.{qid}")
+        if qid not in ids:
+            close = difflib.get_close_matches(qid, ids, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            problems.append(f"{where}: variant.params.{qid}: unknown question {qid!r}; {hint}"
+                            f"the questions that vary are: {', '.join(sorted(varying)) or 'none'}")
+        elif qid not in varying:
+            problems.append(f"{where}: variant.params.{qid}: question {qid} does not vary per student; "
+                            "remove this line")
     return problems

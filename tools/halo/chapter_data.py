@@ -7,7 +7,10 @@ ChapterError "path: formula 'x': what is wrong" rather than a wrong number later
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
+import math
 import re
 import string
 from dataclasses import dataclass, field
@@ -81,6 +84,19 @@ class Question:
     # Load tags [numerator, denominator] whose measured ratio (from the student's own kernels,
     # in this run's load reports) the answer must also match.
     measured_ratio: Optional[list] = None
+    # Per-student variants: param -> the choices a variant picks from (the defaults in `params`
+    # stay what the plain edition and the answer key use). Questions of one `vary_group` (in
+    # one section) get the same picks, so "Same array (n = ...)" stays the same array.
+    vary: dict = field(default_factory=dict)
+    vary_group: Optional[str] = None
+
+    def with_params(self, params: dict) -> "Question":
+        """A copy of the question with some parameters replaced (a student's variant)."""
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise KeyError(f"question {self.id!r} has no parameter(s) {', '.join(unknown)}; "
+                           f"its parameters are: {', '.join(self.params) or 'none'}")
+        return dataclasses.replace(self, params={**self.params, **params})
 
     def scope(self) -> dict:
         """What the text and the answer may name: the chapter's defines, then the parameters."""
@@ -467,13 +483,16 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
             return _fail(where, "question", label, message)
 
         _keys(where, "question", label, raw,
-              {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params", "measured_ratio"},
+              {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params", "measured_ratio",
+               "vary", "vary_group"},
               {"id", "title", "text", "answer"})
         for key in ("id", "title", "text", "answer"):
             if not isinstance(raw[key], str):
                 raise fail(f"'{key}' should be a string")
         if not QUESTION_ID.match(qid):
             raise fail("the id should use only letters, digits and _ (it is a key of answers.toml)")
+        if qid in RESERVED_ANSWER_KEYS:
+            raise fail(f"the id {qid!r} is reserved: answers files use it for a student's variant")
         if qid in seen:
             raise fail("the id is used twice in this section")
         seen.add(qid)
@@ -484,10 +503,96 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
         if measured is not None and not (isinstance(measured, list) and len(measured) == 2
                                          and all(isinstance(t, str) and t for t in measured)):
             raise fail("'measured_ratio' should be two load tags, [numerator, denominator]")
-        questions.append(Question(qid, raw["title"], raw["text"], _question_params(chapter, raw, fail),
-                                  raw["answer"], tolerance, section_id, chapter, measured_ratio=measured))
+        params = _question_params(chapter, raw, fail)
+        vary, group = _question_vary(raw, fail)
+        questions.append(Question(qid, raw["title"], raw["text"], params,
+                                  raw["answer"], tolerance, section_id, chapter, measured_ratio=measured,
+                                  vary=vary, vary_group=group))
         _check_question(chapter, questions[-1], fail)
+        _check_vary(questions[-1], fail)
+    _check_vary_groups(questions, where)
     return questions
+
+
+# Top-level keys of answers.toml that are not questions (answers.py writes a variant there).
+RESERVED_ANSWER_KEYS = ("variant",)
+
+# Every combination of a question's choices is evaluated when loading, up to this many (then
+# an even sample of them): a choice that breaks the answer should stop the load, not a grade.
+VARY_CHECK_LIMIT = 500
+
+
+def _question_vary(raw: dict, fail) -> tuple:
+    """The question's `vary` table and `vary_group`, checked for shape (values: _check_vary)."""
+    vary = raw.get("vary", {})
+    group = raw.get("vary_group")
+    if not isinstance(vary, dict):
+        raise fail("'vary' should be a table, like vary = { n = [1000, 2000], m = [5, 7] }")
+    if vary:
+        for key in ("measured_ratio", "example", "measurement"):
+            if key in raw:
+                raise fail(f"a question with '{key}' cannot vary: its numbers are tied to "
+                           f"{'the launches the grader measures' if key != 'example' else 'the example'}, "
+                           "the same for every student")
+    own = raw.get("params", {})  # a table: _question_params has checked it
+    for name, choices in vary.items():
+        if name not in own:
+            raise fail(f"vary: {name!r} is not one of the question's params "
+                       f"({', '.join(own) or 'none'}); only a param can vary")
+        if not _is_number(own[name]):
+            raise fail(f"vary: param {name!r} is a list; only a number can vary")
+        if not (isinstance(choices, list) and choices and all(_is_number(c) for c in choices)):
+            raise fail(f"vary: {name} should be a non-empty list of numbers, like {name} = [1000, 2000]")
+        if len(set(choices)) != len(choices):
+            raise fail(f"vary: {name} lists a choice twice")
+    if group is not None:
+        if not vary:
+            raise fail("'vary_group' without 'vary': nothing varies")
+        if not isinstance(group, str) or not IDENTIFIER.match(group):
+            raise fail("'vary_group' should be a name (letters, digits and _)")
+    return dict(vary), group
+
+
+def _check_vary(q: Question, fail) -> None:
+    """Every varied param is shown in the text, and every choice gives an answer."""
+    if not q.vary:
+        return
+    shown = {name for _l, name, _s, _c in string.Formatter().parse(q.text_template) if name}
+    for name in q.vary:
+        if name not in shown:
+            raise fail(f"vary: {name!r} varies but the text never shows it (write {{{name}}} in the text), "
+                       "so a student could not know their number")
+    names = list(q.vary)
+    combos = list(itertools.product(*(q.vary[n] for n in names)))
+    if len(combos) > VARY_CHECK_LIMIT:
+        step = len(combos) / VARY_CHECK_LIMIT
+        combos = [combos[int(k * step)] for k in range(VARY_CHECK_LIMIT)] + [combos[-1]]
+    for combo in combos:
+        variant = q.with_params(dict(zip(names, combo)))
+        shown_as = ", ".join(f"{n} = {ex.format_value(v)}" for n, v in zip(names, combo))
+        try:
+            value = variant.expected()
+            variant.text()
+        except ex.ExpressionError as e:
+            raise fail(f"vary: with {shown_as} the answer fails: {e}") from None
+        values = value if isinstance(value, list) else [value]
+        if not all(math.isfinite(v) for v in values):
+            raise fail(f"vary: with {shown_as} the answer is not a finite number")
+
+
+def _check_vary_groups(questions: list, where: str) -> None:
+    first: dict = {}
+    for q in questions:
+        if q.vary_group is None:
+            continue
+        if q.vary_group not in first:
+            first[q.vary_group] = q
+            continue
+        other = first[q.vary_group]
+        if q.vary != other.vary:
+            raise _fail(where, "question", q.id,
+                        f"vary_group {q.vary_group!r}: its vary table differs from that of "
+                        f"'{other.id}'; the questions of a group share their choices")
 
 
 def _question_params(chapter: Chapter, raw: dict, fail) -> dict:
