@@ -18,6 +18,10 @@ def run(root, build_dir=None):
     build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "check"
     tc = toolchain.ensure()
     print(f"halo check: clang {tc.cxx}, cmake {tc.cmake}, nvcc {tc.nvcc or 'not found'}", flush=True)
+    from . import handout  # the handout tests render every edition, PDF included
+    if not handout.ensure_dependencies(pdf=True):
+        print("halo check: the handout tools could not be installed (message above)", file=sys.stderr)
+        return 2
     extra = {}
     if tc.nvcc:
         extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)

@@ -44,6 +44,22 @@ def _parser():
     b.add_argument("--repeats", type=int, default=3, help="with --checks: runs of each binary")
     b.add_argument("--output", metavar="FILE", help="with --checks: also write the table there (Markdown)")
 
+    ho = sub.add_parser("handout", help="printable handouts (Markdown, HTML, PDF): student or instructor edition",
+                        description="Render a handout per section and, without SECTION, one for the whole chapter, "
+                                    "from chapters/ and solutions/, into OUTPUT/<edition>/.")
+    ho.add_argument("sections", nargs="*", metavar="SECTION", help="e.g. 7.4 (default: every section and the chapter)")
+    ho.add_argument("--edition", choices=["student", "instructor"], default="student",
+                    help="instructor adds the answer key with its working, reference kernels, expected load counts, "
+                         "common mistakes and the book's errata (default: student)")
+    ho.add_argument("--format", default="md,html,pdf", metavar="LIST", help="comma-separated: md, html, pdf (default: all)")
+    ho.add_argument("--output", metavar="DIR", help="where the handouts go (default: build/handouts); never exercises/")
+    ho.add_argument("--student", action="append", default=[], metavar="ID",
+                    help="a student's own variant: their numbers in the questions, in OUTPUT/<edition>/<ID>/, with "
+                         "their answers files (may repeat)")
+    ho.add_argument("--roster", metavar="FILE", help="every student of a CSV roster (column student_id, id, sis_id or email)")
+    ho.add_argument("--course", metavar="FILE", help="course.toml with the course secret the variants derive from "
+                                                     "(default: $HALO_COURSE_SECRET, else course.toml here)")
+
     le = sub.add_parser("lesson", help="print a section's lesson, with its numbers filled in")
     le.add_argument("section", metavar="SECTION", help="e.g. 7.2")
 
@@ -86,10 +102,29 @@ def _parser():
     gp.add_argument("--junit", nargs="+", required=True)
     gp.add_argument("--machine", required=True, help="the GPU, driver and CUDA version, for the page")
     gp.add_argument("--out", required=True)
+    wv = isub.add_parser("write-variant-answers",
+                         help="write <out>/<student>/<folder>/answers.toml of per-student variants")
+    wv.add_argument("--student", action="append", default=[], metavar="ID", help="a student ID (may repeat)")
+    wv.add_argument("--roster", metavar="FILE", help="a CSV roster with a column student_id, id, sis_id or email")
+    wv.add_argument("--out", required=True, metavar="DIR")
+    wv.add_argument("--course", metavar="FILE", help="course.toml with the secret (default: $HALO_COURSE_SECRET, "
+                                                     "else course.toml at the repository root)")
+    wv.add_argument("--key", action="store_true", help="write the answer keys of the variants instead")
+    wv.add_argument("--force", action="store_true", help="replace files that differ (a backup is kept)")
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
     return p
+
+
+def _students(args):
+    """The students named by --student (repeatable) and --roster; VariantError on a bad one."""
+    from . import variants
+    students = [variants.check_student_id(sid) for sid in args.student]
+    students += variants.read_roster(args.roster) if args.roster else []
+    if len(set(students)) != len(students):
+        raise variants.VariantError("a student is named twice (in --student and --roster?)")
+    return students
 
 
 def _chapter(root):
@@ -166,6 +201,21 @@ def _internal(root, args):
         text = diagnostics_page.generate(root, chapter, args.build_dir or Path(root) / "build" / "check")
         Path(args.out or Path(root) / "docs" / "diagnostics.md").write_text(text)
         return 0
+    if args.internal == "write-variant-answers":
+        from . import variants
+        try:
+            students = _students(args)
+            if not students:
+                sys.exit("halo: name the students: --student ID (may repeat) or --roster FILE")
+            written, backup = variants.write_variant_answers(
+                chapter, students, args.out, variants.secret_from_env_or_file(root, args.course),
+                force=args.force, with_key=args.key)
+        except variants.VariantError as e:
+            sys.exit(f"halo: {e}")
+        if backup:
+            print(f"backed up the replaced files to {backup}/")
+        print(f"wrote {len(written)} answers file(s) for {len(students)} student(s) under {args.out}")
+        return 0
     if args.internal == "write-wrong-kernels":
         section = chapter.section(args.section)
         try:
@@ -207,6 +257,17 @@ def main(root, argv):
         except (KeyError, LessonError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
         return 0
+    if args.command == "handout":
+        from . import handout, variants
+        try:
+            formats = [f.strip() for f in args.format.split(",") if f.strip()]
+            students = _students(args)
+            if not students:
+                return handout.run(root, chapter, args.sections, args.edition, formats, args.output)
+            return handout.run_variants(root, chapter, args.sections, args.edition, formats, args.output, students,
+                                        variants.secret_from_env_or_file(root, args.course))
+        except (KeyError, handout.HandoutError, variants.VariantError) as e:
+            sys.exit(f"halo: {e.args[0] if e.args else e}")
     if args.command == "grade":
         from . import grade
         try:

@@ -1,0 +1,61 @@
+"""Per-student handouts: each student's numbers in their handout, their answers files beside it,
+and the grader accepting their right answers and no one else's."""
+import os
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from halo import answers, handout, variants
+from halo.chapter_data import load_chapter
+from tests.helpers import REPO_ROOT
+
+SECRET = "test-course-secret"
+
+
+class VariantHandouts(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.chapter = load_chapter(REPO_ROOT)
+        cls.out = Path(tempfile.mkdtemp(prefix="halo-handouts-"))
+        with mock.patch("builtins.print"):
+            code = handout.run_variants(REPO_ROOT, cls.chapter, ["7.1"], "student", ["md"], cls.out,
+                                        ["alice", "bob"], SECRET)
+        assert code == 0
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.out, ignore_errors=True)
+
+    def test_each_student_gets_their_own_numbers(self):
+        alice = (self.out / "student" / "alice" / "7.1-background.md").read_text()
+        bob = (self.out / "student" / "bob" / "7.1-background.md").read_text()
+        self.assertNotEqual(alice, bob)
+        for q in self.chapter.questions("7.1"):
+            if q.vary:
+                self.assertIn(variants.variant_question(q, "alice", SECRET).text(), alice)
+
+    def test_answers_files_record_the_variant_and_grade_it(self):
+        path = self.out / "student" / "alice" / "7.1-background" / "answers.toml"
+        self.assertIn('variant.student = "alice"', path.read_text())
+        varied = [q for q in self.chapter.questions("7.1") if q.vary]
+        self.assertTrue(varied)
+        # Fill in alice's right answers, then bob's: only hers pass on her file.
+        for student, want in (("alice", answers.RIGHT), ("bob", answers.WRONG)):
+            text = path.read_text()
+            for q in varied:
+                value = variants.variant_question(q, student, SECRET).expected()
+                text = text.replace(f'{q.id} = ""', f"{q.id} = {answers._toml_value(value)}")
+            filled = self.out / f"filled-{student}.toml"
+            filled.write_text(text)
+            with mock.patch.dict(os.environ, {"HALO_COURSE_SECRET": SECRET}):
+                verdicts = [answers.check_question(self.chapter, "7.1", q.id, filled, secret=SECRET) for q in varied]
+            if want == answers.RIGHT:
+                self.assertTrue(all(v.status == want for v in verdicts), [v.message for v in verdicts])
+            else:  # another student's numbers: at least one question differs, and it is wrong
+                self.assertIn(want, [v.status for v in verdicts])
+
+
+if __name__ == "__main__":
+    unittest.main()
