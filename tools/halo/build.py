@@ -58,10 +58,22 @@ def build_all(toolchain, build_dir):
     return subprocess.run([toolchain.cmake, "--build", str(build_dir), "--", f"-j{jobs()}"]).returncode == 0
 
 
-def run_ctest(toolchain, build_dir, junit=None, env=None, extra=()):
-    """Runs CTest quietly (the caller reports from the JUnit file)."""
+CTEST_PROGRESS = re.compile(r"^\s*(\d+)/(\d+) Test\s+#")
+
+
+def run_ctest(toolchain, build_dir, junit=None, env=None, extra=(), progress=None):
+    """Runs CTest quietly (the caller reports from the JUnit file); `progress(done, total)` is
+    called as each test finishes. Returns (exit code, CTest's output)."""
     cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=ignore"]
     if junit:
         cmd += ["--output-junit", str(junit)]
     cmd += list(extra)
-    return subprocess.run(cmd, env=dict(os.environ, **(env or {})), capture_output=True, text=True)
+    proc = subprocess.Popen(cmd, env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        m = CTEST_PROGRESS.match(line)
+        if m and progress:
+            progress(int(m.group(1)), int(m.group(2)))
+    return proc.wait(), "".join(lines)

@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import build, results, toolchain
+from . import build, progress, results, toolchain
 
 
 def _label_regex(ids):
@@ -53,8 +53,8 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
             continue  # questions only: nothing to build
         sid = s.id.replace(".", "_")
         targets = [f"test_{sid}"] + ([f"test_{sid}_gpu"] if gpu else [])
-        print(f"building {s.id} {s.slug}...", flush=True)
-        failed = build.build_targets(tc, build_dir, targets)
+        with progress.Progress(f"building {s.id} {s.slug}"):
+            failed = build.build_targets(tc, build_dir, targets)
         if failed:
             failures[s.id] = "\n".join(failed.values())
             # The last good binary must not be graded in place of the broken source.
@@ -75,7 +75,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
     junits = []
     for phase, selection in phases:
         junits.append(report_dir / f"junit-{phase}.xml")
-        build.run_ctest(tc, build_dir, junit=junits[-1], env=env, extra=selection)
+        with progress.Progress(f"running the {phase} tests") as p:
+            build.run_ctest(tc, build_dir, junit=junits[-1], env=env, extra=selection, progress=p.update)
+    results.merge_junit(junits, build_dir / "junit.xml")
     tests = [t for j in junits for t in results.read_junit(j)]
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
                           failures, seed, exercises)
@@ -84,5 +86,5 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
     results.print_summary(res)
     ok = results.passed(res)
     print(f"\n{'Everything passes.' if ok else 'Not everything passes yet.'} "
-          f"Details: {os.path.relpath(build_dir / 'results.json')}")
+          f"Details: {os.path.relpath(build_dir / 'results.json')} (JUnit: {os.path.relpath(build_dir / 'junit.xml')})")
     return 0 if ok else 1

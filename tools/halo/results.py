@@ -2,7 +2,9 @@
 binaries wrote, saved as results.json (what later reporters build on) and printed as a table."""
 import datetime
 import json
+import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -28,6 +30,32 @@ def failure_message(output):
             text = "\n".join(body)
             return re.sub(r"^.*?:\d+: (FATAL )?ERROR: ", "", text, count=1).strip()
     return "\n".join(lines[-30:])
+
+
+def merge_junit(paths, out):
+    """One JUnit file of the whole grade run (CTest writes one per pass), for CI systems and LMSs."""
+    suite = ET.Element("testsuite", name="halo")
+    counts = {"tests": 0, "failures": 0, "skipped": 0}
+    for path in paths:
+        if not Path(path).exists():
+            continue
+        for case in ET.parse(path).getroot().iter("testcase"):
+            suite.append(case)
+            counts["tests"] += 1
+            counts["failures"] += case.find("failure") is not None
+            counts["skipped"] += case.find("skipped") is not None or case.get("status") in ("notrun", "disabled")
+    for k, v in counts.items():
+        suite.set(k, str(int(v)))
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suite).write(out, encoding="UTF-8", xml_declaration=True)
+
+
+def _colour(text, code, stream=None):
+    """ANSI colour on a terminal (unless NO_COLOR is set), the plain text elsewhere."""
+    stream = stream or sys.stdout
+    if not stream.isatty() or os.environ.get("NO_COLOR"):
+        return text
+    return f"\033[{code}m{text}\033[0m"
 
 
 def read_junit(path):
@@ -126,7 +154,7 @@ def print_summary(results):
         ok = section_passed(s)
         answers = f"{s['answers']['right']}/{s['answers']['asked']}"
         print(f"{sid:<8} {s['title'][:36]:<36} {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
-              f"{'PASS' if ok else 'not yet'}")
+              f"{_colour('PASS', '32;1') if ok else _colour('not yet', '33')}")
     for line in not_run:
         print(line)
     for sid, s in secs.items():
@@ -163,7 +191,7 @@ def print_failures(results):
         answers = [t for t in failed if t["kind"] == "answers"]
         if code:
             first = code[0]
-            print(f"\nFAILED {first['name']}")
+            print(f"\n{_colour('FAILED', '31;1')} {first['name']}")
             print("\n".join("    " + line for line in first["message"].splitlines()[:25]))
             for t in code[1:]:
                 print(f"FAILED {t['name']}")

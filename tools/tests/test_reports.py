@@ -1,0 +1,79 @@
+"""What a grade run shows and leaves behind: progress lines, one merged JUnit file, colour only on
+a terminal."""
+import io
+import os
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from unittest import mock
+
+from halo import progress, results
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3">
+ <testcase name="7.2 basic-1d / correct / a" status="run"/>
+ <testcase name="7.2 basic-1d / correct / b" status="fail"><failure message="x"/></testcase>
+ <testcase name="gpu: 7.2 basic-1d / correct / a" status="notrun"><skipped message="y"/></testcase>
+</testsuite>
+"""
+
+
+class ProgressLines(unittest.TestCase):
+    def test_plain_stream_gets_a_start_and_an_end_line(self):
+        out = io.StringIO()
+        with progress.Progress("building 7.2", stream=out) as p:
+            p.update(3, 7)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[0], "building 7.2...")
+        self.assertRegex(lines[1], r"^building 7\.2: 3/7, done in \d+ s$")
+        self.assertNotIn("\033", out.getvalue())
+
+    def test_terminal_gets_a_line_redrawn_in_place(self):
+        out = Tty()
+        with progress.Progress("running the kernels tests", stream=out, interval=0.01) as p:
+            p.update(1, 2)
+        self.assertIn("\r\033[K", out.getvalue())
+        self.assertIn("1/2", out.getvalue())
+
+    def test_an_exception_is_said_and_not_swallowed(self):
+        out = io.StringIO()
+        with self.assertRaises(KeyboardInterrupt):
+            with progress.Progress("building", stream=out):
+                raise KeyboardInterrupt
+        self.assertIn("interrupted", out.getvalue())
+
+
+class MergedJunit(unittest.TestCase):
+    def test_both_passes_in_one_file_with_counts(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = Path(d, "a.xml"), Path(d, "b.xml")
+            a.write_text(JUNIT)
+            b.write_text(JUNIT.replace("correct", "answers"))
+            out = Path(d, "junit.xml")
+            results.merge_junit([a, b, Path(d, "missing.xml")], out)
+            root = ET.parse(out).getroot()
+            self.assertEqual(len(root.findall("testcase")), 6)
+            self.assertEqual((root.get("tests"), root.get("failures"), root.get("skipped")), ("6", "2", "2"))
+            self.assertEqual([t["status"] for t in results.read_junit(out)],
+                             ["passed", "failed", "skipped"] * 2)
+
+
+class Colour(unittest.TestCase):
+    def test_only_on_a_terminal_and_not_with_no_color(self):
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("NO_COLOR", None)
+            self.assertEqual(results._colour("PASS", "32", io.StringIO()), "PASS")
+            self.assertEqual(results._colour("PASS", "32", Tty()), "\033[32mPASS\033[0m")
+            os.environ["NO_COLOR"] = "1"
+            self.assertEqual(results._colour("PASS", "32", Tty()), "PASS")
+
+
+if __name__ == "__main__":
+    unittest.main()
