@@ -60,8 +60,43 @@ def _parser():
     ho.add_argument("--course", metavar="FILE", help="course.toml with the course secret the variants derive from "
                                                      "(default: $HALO_COURSE_SECRET, else course.toml here)")
 
+    ex = sub.add_parser("export", help="for course platforms: Gradescope results and autograder, GitHub Classroom")
+    exsub = ex.add_subparsers(dest="target", required=True, metavar="TARGET")
+    eg = exsub.add_parser("gradescope", help="Gradescope's results.json from a grade run's results.json")
+    eg.add_argument("--results", metavar="FILE", help="a grade run's results (default: build/grade/results.json)")
+    eg.add_argument("--out", metavar="FILE", help="default: build/grade/gradescope/results.json")
+    eg.add_argument("--execution-time", type=float, metavar="SECONDS", help="what grading took (default: the tests' time)")
+    eg.add_argument("--preamble", metavar="FILE", help="text put before the summary the student reads")
+    ea = exsub.add_parser("gradescope-autograder", help="the autograder zip to upload to Gradescope")
+    ea.add_argument("--out", metavar="FILE", help="default: build/gradescope-autograder.zip")
+    ec = exsub.add_parser("classroom", help="GitHub Classroom's autograding workflow (one step per section)")
+    ec.add_argument("--out", metavar="FILE", help="default: build/classroom/classroom.yml")
+
+    d = sub.add_parser("docs", help="build the self-study site (MkDocs, Material theme) from docs/ and chapters/")
+    d.add_argument("--instructor", action="store_true", help="also the answer keys and reference kernels")
+    d.add_argument("--output", metavar="DIR", help="where the site goes (default: build/site, or "
+                                                    "build/site-instructor with --instructor)")
+    d.add_argument("--serve", action="store_true", help="then serve it at http://127.0.0.1:8000/")
+
     le = sub.add_parser("lesson", help="print a section's lesson, with its numbers filled in")
     le.add_argument("section", metavar="SECTION", help="e.g. 7.2")
+
+    st = sub.add_parser("status", help="your progress per section, from the last grade run, and what to do next")
+    st.add_argument("--build-dir", metavar="DIR", help="the grade build whose results.json to read (default: build/grade)")
+
+    hi = sub.add_parser("hint", help="the next hint of a section (hints unfold one at a time)")
+    hi.add_argument("section", metavar="SECTION", help="e.g. 7.4")
+    hi.add_argument("--all", action="store_true", help="show every hint of the section")
+    hi.add_argument("--reset", action="store_true", help="forget which hints of the section you have seen")
+
+    wa = sub.add_parser("watch", help="grade again every time you save a file of the section(s)")
+    wa.add_argument("sections", nargs="*", metavar="SECTION", help="e.g. 7.2 (default: every section)")
+    wa.add_argument("--grade-command", metavar="CMD",
+                    help="for tests: run CMD SECTION... instead of ./workbook grade SECTION...")
+
+    rs = sub.add_parser("reset", help="start a section again from its stub and blank answers (your files are backed up)")
+    rs.add_argument("section", metavar="SECTION", help="e.g. 7.2")
+    rs.add_argument("--dry-run", action="store_true", help="only show what would change")
 
     i = sub.add_parser("internal", help="commands the build and the tests call")
     isub = i.add_subparsers(dest="internal", required=True)
@@ -228,6 +263,27 @@ def _internal(root, args):
     return 2
 
 
+def _student_loop(root, chapter, args):
+    """status, hint, watch and reset: the student's loop around grade."""
+    named = list(getattr(args, "sections", [])) + ([args.section] if getattr(args, "section", None) else [])
+    try:
+        for s in named:
+            chapter.section(s)
+    except KeyError as e:
+        sys.exit(f"halo: {e.args[0]}")
+    if args.command == "status":
+        from . import status
+        return status.run(root, chapter, args.build_dir)
+    if args.command == "hint":
+        from . import hints
+        return hints.run(root, chapter, args.section, show_all=args.all, reset=args.reset)
+    if args.command == "watch":
+        from . import watch
+        return watch.run(root, chapter, args.sections, args.grade_command)
+    from . import reset
+    return reset.run(root, chapter, args.section, dry_run=args.dry_run)
+
+
 def main(root, argv):
     args = _parser().parse_args(argv)
     if args.command == "internal":
@@ -250,6 +306,12 @@ def main(root, argv):
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
         from . import bench_gpu
         return bench_gpu.run(root, chapter, args)
+    if args.command == "export":
+        from . import export
+        return export.run(root, chapter, args)
+    if args.command == "docs":
+        from . import docs_site
+        return docs_site.run(root, chapter, args.instructor, args.output, args.serve)
     if args.command == "lesson":
         from .lesson import LessonError, render_lesson
         try:
@@ -268,6 +330,8 @@ def main(root, argv):
                                         variants.secret_from_env_or_file(root, args.course))
         except (KeyError, handout.HandoutError, variants.VariantError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
+    if args.command in ("status", "hint", "watch", "reset"):
+        return _student_loop(root, chapter, args)
     if args.command == "grade":
         from . import grade
         try:

@@ -1,0 +1,188 @@
+"""`./workbook status` on a fabricated results.json (shaped by results.collect): the table, the
+overall progress and points, the next thing to do, and results older than an edited file."""
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from halo import cli, results, status
+from halo.chapter_data import load_chapter
+from tests.helpers import REPO_ROOT
+
+CHAPTER = load_chapter(REPO_ROOT)
+
+
+def _test(sid, kind, what, ok, message=""):
+    slug = CHAPTER.section(sid).slug
+    return {"name": f"{sid} {slug} / {kind} / {what}", "section": sid, "kind": kind,
+            "status": "passed" if ok else "failed", "message": "" if ok else message, "seconds": 0.1}
+
+
+def _answers(sid, right=None, unanswered=(), wrong=()):
+    """One answers test per question of the section: right unless named."""
+    out = [_test(sid, "answers", "the file is well-formed", True)]
+    for q in CHAPTER.questions(sid):
+        if q.id in unanswered:
+            out.append(_test(sid, "answers", q.id, False, f"{q.id}: not answered\nanswers.toml:3: replace the \"\""))
+        elif q.id in wrong:
+            out.append(_test(sid, "answers", q.id, False, f"{q.id}: wrong\nanswers.toml:3: {q.id} is not right"))
+        else:
+            out.append(_test(sid, "answers", q.id, True))
+    return out
+
+
+def _kernel_tests(sid, failing=(), message="3 of 7 elements of P are wrong"):
+    whats = ["the book's 3rd edition example", "width one less than the block", "width one more than the block",
+             "width 2^20"]
+    return [_test(sid, "correct", w, w not in failing, message) for w in whats] + \
+        [_test(sid, "loads", "N and M per block", True)]
+
+
+class Status(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory(prefix="halo-status-")
+        self.addCleanup(tmp.cleanup)
+        self.root = Path(tmp.name)
+        for tree in ("chapters", "exercises"):
+            shutil.copytree(REPO_ROOT / tree, self.root / tree)
+        self.build = self.root / "build" / "grade"
+
+    def write_results(self, tests, sections, build_failures=None, exercises=None):
+        res = results.collect(CHAPTER, [CHAPTER.section(s) for s in sections], tests, {}, build_failures or {},
+                              "12345", exercises or self.root / "exercises")
+        results.save(res, self.build / "results.json")
+        # The results are newer than every exercise file, as after a real grade run.
+        later = time.time() + 5
+        os.utime(self.build / "results.json", (later, later))
+        return res
+
+    def status(self, build_dir=None):
+        out = io.StringIO()
+        rc = status.report(self.root, CHAPTER, build_dir or self.build, out=out)
+        return rc, out.getvalue()
+
+    def row(self, out, sid):
+        return next(line for line in out.splitlines() if line.startswith(sid + " "))
+
+    # ------------------------------------------------------------ no results
+
+    def test_no_results_says_to_grade(self):
+        rc, out = self.status()
+        self.assertEqual(rc, 0)
+        self.assertIn("Next: run ./workbook grade", out)
+        self.assertIn("no grade run yet", out)
+        self.assertIn("0 of 102 points", out)
+        for s in CHAPTER.sections:
+            self.assertTrue(self.row(out, s.id).endswith("not graded"), s.id)
+
+    def test_unreadable_results_say_to_grade_again(self):
+        self.build.mkdir(parents=True)
+        (self.build / "results.json").write_text("{ half a file")
+        rc, out = self.status()
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot read", out)
+        self.assertIn("Next: run ./workbook grade", out)
+
+    # ------------------------------------------------------------ progress
+
+    def fabricate(self, answers_72=("loads_total",), failing_74=("width one more than the block",)):
+        tests = _answers("7.1") + _kernel_tests("7.2") + _answers("7.2", unanswered=answers_72) + \
+            _kernel_tests("7.4", failing=failing_74) + _answers("7.4")
+        return self.write_results(tests, ["7.1", "7.2", "7.4"])
+
+    def test_table_and_overall_progress(self):
+        self.fabricate()
+        rc, out = self.status()
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(self.row(out, "7.1"), r"-\s+-\s+\d+/\d+\s+5/5\s+PASS$")
+        n72 = len(CHAPTER.questions("7.2"))
+        self.assertRegex(self.row(out, "7.2"), rf"5/5\s+-\s+{n72 - 1}/{n72}\s+14\.\d/15\s+not yet$")
+        self.assertRegex(self.row(out, "7.4"), r"4/5\s+-\s+\d+/\d+\s+13/15\s+not yet$")
+        self.assertTrue(self.row(out, "7.3").endswith("not graded"))
+        self.assertIn("Overall: 1 of 8 sections pass;", out)
+        earned = 5 + 10 + 5 * (n72 - 1) / n72 + 10 * 4 / 5 + 5
+        self.assertIn(f"{earned:.1f} of 102 points.", out)
+        # Sections being worked on come before the ones not started.
+        self.assertIn(f"Next: answer 1 question of 7.2 in exercises/7.2-basic-1d/answers.toml", out)
+        self.assertIn("./workbook hint 7.2", out)
+
+    def test_next_names_the_first_failing_test(self):
+        self.fabricate(answers_72=())
+        _, out = self.status()
+        self.assertIn("Next: 7.4: fix 'width one more than the block' first", out)
+        self.fabricate(answers_72=(), failing_74=("width one less than the block", "width 2^20"))
+        _, out = self.status()
+        self.assertIn("Next: 7.4: fix 'width one less than the block' first, then 1 more failing test", out)
+
+    def test_wrong_and_unanswered_answers(self):
+        tests = _kernel_tests("7.2") + _answers("7.2", unanswered=("loads_total", "exercise2_p"),
+                                                wrong=("exercise1_p0",))
+        self.write_results(tests, ["7.2"])
+        _, out = self.status()
+        self.assertIn("Next: answer 2 questions and fix 1 answer that is not right yet of 7.2", out)
+
+    def test_stub_and_build_failure(self):
+        tests = [_test("7.2", "correct", "the book's 3rd edition example", False,
+                       "launch with Width = 7: the kernel has not been written yet")] + _answers("7.2")
+        self.write_results(tests, ["7.2"])
+        _, out = self.status()
+        self.assertIn("Next: 7.2: write the kernel in exercises/7.2-basic-1d/convolution_1d_basic.cu", out)
+        self.write_results(_answers("7.2"), ["7.2"], build_failures={"7.2": "error: expected ';'"})
+        _, out = self.status()
+        self.assertIn("no build", self.row(out, "7.2"))
+        self.assertIn("Next: 7.2: make it compile first", out)
+
+    def test_everything_passes_then_the_next_section(self):
+        self.write_results(_kernel_tests("7.2") + _answers("7.2"), ["7.2"])
+        _, out = self.status()
+        self.assertTrue(self.row(out, "7.2").endswith("PASS"))
+        self.assertIn("Next: go on with 7.1", out)
+        every = [t for s in CHAPTER.sections for t in
+                 (_kernel_tests(s.id) if s.kernels else []) + _answers(s.id)]
+        self.write_results(every, [s.id for s in CHAPTER.sections])
+        _, out = self.status()
+        self.assertIn("Overall: 8 of 8 sections pass; 102 of 102 points.", out)
+        self.assertIn("every section passes", out)
+
+    # ------------------------------------------------------------ stale results
+
+    def test_results_older_than_an_edit_say_so(self):
+        self.fabricate(answers_72=())
+        kernel = self.root / "exercises" / "7.4-tiled-1d" / "convolution_1d_tiled.cu"
+        later = (self.build / "results.json").stat().st_mtime + 10
+        os.utime(kernel, (later, later))
+        _, out = self.status()
+        self.assertTrue(self.row(out, "7.4").endswith("not yet (edited since)"), out)
+        self.assertFalse(self.row(out, "7.2").endswith("(edited since)"))
+        self.assertIn("Next: run ./workbook grade 7.4 (these results are older than your edits, "
+                      "e.g. exercises/7.4-tiled-1d/convolution_1d_tiled.cu)", out)
+
+    def test_results_of_another_tree(self):
+        self.fabricate()
+        res = json.loads((self.build / "results.json").read_text())
+        res["exercises"] = "/somewhere/else"
+        (self.build / "results.json").write_text(json.dumps(res))
+        os.utime(self.build / "results.json", (time.time() + 5,) * 2)
+        _, out = self.status()
+        self.assertIn("that run graded /somewhere/else", out)
+        self.assertIn("Next: run ./workbook grade to grade your own exercises/", out)
+
+    def test_cli_reads_build_dir(self):
+        self.fabricate()
+        other = self.root / "elsewhere"
+        shutil.copytree(self.build, other)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = cli.main(self.root, ["status", "--build-dir", str(other)])
+        self.assertEqual(rc, 0)
+        # The copy is as new as the exercise files' copy, or newer: it is read, not "no results".
+        self.assertIn("Overall: 1 of 8 sections pass", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
