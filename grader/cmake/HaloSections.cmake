@@ -294,6 +294,12 @@ function(halo_add_project_checks)
            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties("project: exercises/ is what the generator writes from solutions/"
                        "project: Python tools unit tests" PROPERTIES LABELS "project" TIMEOUT 600)
+  # Minutes, not seconds: the zip's run_autograder grades three whole submissions. Its build
+  # folder is kept under this build, so a later run only recompiles what changed.
+  set(name "project: the Gradescope autograder grades solutions, stubs and a broken submission")
+  add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.autograder_check
+           --work "${CMAKE_BINARY_DIR}/autograder-check" WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
+  set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 1800)
   # A printed seed must replay a failing run exactly, first diagnostic included: one wrong
   # kernel stopped by an out-of-bounds access, one caught by the race checks across blocks.
   set(replayed "")

@@ -1,0 +1,16 @@
+"""`./workbook export TARGET`: what course platforms take. gradescope: a grade run's results as
+Gradescope's results.json; gradescope-autograder: the zip Gradescope grades submissions with;
+classroom: GitHub Classroom's autograding workflow."""
+
+
+def run(root, chapter, args):
+    if args.target == "gradescope":
+        from . import export_gradescope
+        return export_gradescope.run(root, chapter, args.results, args.out, args.execution_time, args.preamble)
+    if args.target == "gradescope-autograder":
+        from . import export_autograder
+        return export_autograder.run(root, args.out)
+    if args.target == "classroom":
+        from . import export_classroom
+        return export_classroom.run(root, chapter, args.out)
+    return 2

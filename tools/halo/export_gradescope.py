@@ -1,0 +1,312 @@
+"""`./workbook export gradescope`: a grade run's results.json turned into Gradescope's
+results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+
+One Gradescope test per Halo test. Points come from the manifest, never from test code: a
+section's `tests` points are split evenly over its CPU tests (kinds correct, loads,
+diagnostics) and its `answers` points over its questions; visibility is the section's. A
+section that did not compile is one failed test carrying all its tests points, with the
+compiler's errors as output. GPU tests that could not run are reported as not run (worth
+nothing), never as failures: the grading machine simply has no GPU.
+"""
+import json
+import math
+import sys
+from pathlib import Path
+
+from . import results as halo_results
+
+CPU_KINDS = ("correct", "loads", "diagnostics")
+NOT_RUN_ON_GPU = "not run: no GPU on the grading machine"
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+OUTPUT_LIMIT = 6000  # characters of one test's output; a runaway log must not bury the rest
+
+# The fields of Gradescope's specification, with the types it gives them.
+TOP_FIELDS = {"score": "number", "execution_time": "number", "output": str, "output_format": str,
+              "test_output_format": str, "test_name_format": str, "visibility": str,
+              "stdout_visibility": str, "extra_data": dict, "tests": list, "leaderboard": list}
+TEST_FIELDS = {"score": "number", "max_score": "number", "status": str, "name": str, "name_format": str,
+               "number": str, "output": str, "output_format": str, "tags": list, "visibility": str,
+               "extra_data": dict}
+TEST_STATUSES = ("passed", "failed")
+FORMATS = ("text", "html", "simple_format", "md", "ansi")
+
+
+def split_points(total, n):
+    """`total` points over `n` tests in hundredths, the first tests taking the odd hundredths,
+    so that the parts add up to `total` exactly (10 over 3: 3.34, 3.33, 3.33)."""
+    if n <= 0:
+        return []
+    cents = int(round(total * 100))
+    base, extra = divmod(cents, n)
+    return [(base + (1 if k < extra else 0)) / 100 for k in range(n)]
+
+
+def _clip(text):
+    text = (text or "").rstrip()
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    return text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters cut)"
+
+
+def _is_gpu(test):
+    return test["name"].startswith("gpu:") or test["name"].startswith("gpu ")
+
+
+def _answer_question(test, section_id):
+    """The question id of an answers test ("7.2 basic-1d / answers / q"), else None."""
+    info = halo_results.parse_name(test["name"])
+    if info["section"] != section_id or info["kind"] != "answers" or info["tree"]:
+        return None
+    return info["what"]
+
+
+class _Section:
+    """The Gradescope tests of one section, numbered <id>.1, <id>.2, ..."""
+
+    def __init__(self, section):
+        self.section = section
+        self.tests = []
+
+    def add(self, name, score, max_score, status, output, kind):
+        entry = {"name": name, "number": f"{self.section.id}.{len(self.tests) + 1}",
+                 "score": round(score, 2), "max_score": round(max_score, 2), "output": _clip(output),
+                 "visibility": self.section.visibility, "tags": [self.section.id, kind]}
+        if status is not None:  # none: a test that did not run; Gradescope infers nothing from 0/0
+            entry["status"] = status
+        self.tests.append(entry)
+
+
+def _pass_line(test):
+    seconds = test.get("seconds") or 0
+    return f"passed ({seconds:.2f} s)" if seconds else "passed"
+
+
+def _kernel_tests(out, s, res, mine, points):
+    """The section's CPU tests with their share of `points`; GPU and other tests worth nothing."""
+    name = f"{s.id} {s.slug}"
+    if res.get("build") == "failed":
+        errors = "\n".join(halo_results.compiler_errors(res.get("build_output", "")))
+        out.add(f"{name} / build / the exercise compiled", 0, points, "failed",
+                f"The exercise does not compile, so none of its tests ran:\n\n{errors}", "build")
+        return
+    scored = [t for t in mine if not _is_gpu(t) and (t["kind"] in CPU_KINDS or t["kind"] == "build")]
+    if not scored and points:
+        out.add(f"{name} / build / the tests ran", 0, points, "failed",
+                "None of this section's tests ran; the autograder's log says why.", "build")
+    for t, share in zip(scored, split_points(points, len(scored))):
+        if t["status"] == "passed":
+            out.add(t["name"], share, share, "passed", _pass_line(t), t["kind"])
+        elif t["status"] == "skipped":
+            out.add(t["name"], 0, share, "failed", "not run: the test was skipped", t["kind"])
+        else:
+            out.add(t["name"], 0, share, "failed", t.get("message") or "failed", t["kind"])
+    scored_ids = {id(t) for t in scored}
+    for t in mine:
+        if id(t) in scored_ids or t["kind"] == "answers":
+            continue
+        if t["status"] == "skipped":
+            out.add(t["name"], 0, 0, None, NOT_RUN_ON_GPU if _is_gpu(t) else "not run", t["kind"] or "other")
+        else:  # a GPU test that did run (grade --gpu on a GPU machine): shown, worth nothing
+            out.add(t["name"], 0, 0, t["status"] if t["status"] in TEST_STATUSES else None,
+                    _pass_line(t) if t["status"] == "passed" else (t.get("message") or "failed"),
+                    t["kind"] or "other")
+
+
+def _answer_tests(out, s, questions, mine, points):
+    by_question = {}
+    other = []
+    for t in mine:
+        q = _answer_question(t, s.id)
+        if q is None:
+            continue
+        if q in questions:
+            by_question.setdefault(q, t)
+        else:
+            other.append(t)
+    for q, share in zip(questions, split_points(points, len(questions))):
+        t = by_question.get(q)
+        name = f"{s.id} {s.slug} / answers / {q}"
+        if t is None:
+            out.add(name, 0, share, "failed", "not checked: the answers test did not run", "answers")
+        elif t["status"] == "passed":
+            out.add(name, share, share, "passed", t.get("message") or f"{q}: right", "answers")
+        else:
+            out.add(name, 0, share, "failed", t.get("message") or f"{q}: not right", "answers")
+    for t in other:  # "the file is well-formed": says where a malformed file breaks; worth nothing
+        out.add(t["name"], 0, 0, t["status"] if t["status"] in TEST_STATUSES else None,
+                "passed" if t["status"] == "passed" else (t.get("message") or "failed"), "answers")
+
+
+def _relative_paths(tests, exercises):
+    """The graded tree's absolute path (a scratch folder of the grading machine) written as
+    exercises/, the folder the student knows."""
+    if not exercises:
+        return
+    prefix = str(exercises).rstrip("/") + "/"
+    for t in tests:
+        t["output"] = t["output"].replace(prefix, "exercises/")
+
+
+def to_gradescope(results, chapter, execution_time=None, preamble=""):
+    """Gradescope's results.json (a dict) from Halo's results.json (a dict) and the chapter."""
+    all_tests, lines, later = [], [], []
+    for s in chapter.sections:
+        out = _Section(s)
+        tests_points = float(s.points.get("tests", 0) or 0)
+        answers_points = float(s.points.get("answers", 0) or 0)
+        res = results.get("sections", {}).get(s.id)
+        if res is None:
+            out.add(f"{s.id} {s.slug} / grade / the section was graded", 0, tests_points + answers_points,
+                    "failed", "This section was not graded in this run.", "grade")
+        else:
+            mine = [t for t in results.get("tests", []) if t.get("section") == s.id]
+            if s.kernels or tests_points:
+                _kernel_tests(out, s, res, mine, tests_points)
+            _answer_tests(out, s, [q.id for q in chapter.questions(s.id)], mine, answers_points)
+        all_tests += out.tests
+        got = sum(t["score"] for t in out.tests)
+        worth = sum(t["max_score"] for t in out.tests)
+        if s.visibility == "visible":
+            lines.append(_summary_line(s, res, out.tests, got, worth))
+        else:
+            later.append(s)
+    _relative_paths(all_tests, results.get("exercises"))
+    score = round(sum(t["score"] for t in all_tests), 2)
+    if execution_time is None:
+        execution_time = sum(t.get("seconds") or 0 for t in results.get("tests", []))
+    not_run = sum(1 for t in all_tests if t.get("status") is None and t["output"] == NOT_RUN_ON_GPU)
+    summary = [preamble.rstrip()] if preamble.strip() else []
+    summary += ["Halo: PMPP chapter 7, convolution", ""] + lines
+    when = {"hidden": "are not shown", "after_due_date": "are shown after the due date",
+            "after_published": "are shown when grades are published"}
+    for visibility, words in when.items():
+        ids = [s.id for s in later if s.visibility == visibility]
+        if ids:
+            summary.append(f"{'Sections' if len(ids) > 1 else 'Section'} {', '.join(ids)}: results {words}.")
+    if not_run:
+        summary.append(f"{not_run} GPU tests were not run: the grading machine has no GPU; they are worth "
+                       "no points.")
+    if results.get("seed"):
+        summary.append(f"Random inputs of this run: HALO_SEED={results['seed']} ./workbook grade replays them.")
+    return {
+        "score": score,
+        "execution_time": int(round(execution_time)),
+        "output": "\n".join(summary),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",  # the log shows every section, hidden ones included
+        "tests": all_tests,
+    }
+
+
+def _summary_line(s, res, tests, got, worth):
+    if res is None:
+        state = "not graded"
+    elif res.get("build") == "failed":
+        state = "does not compile"
+    else:
+        passed = sum(1 for t in tests if t.get("status") == "passed" and t["max_score"] > 0)
+        scored = sum(1 for t in tests if t["max_score"] > 0)
+        state = f"{passed}/{scored} checks pass"
+    return f"{s.id} {s.title}: {got:g}/{worth:g} points ({state})"
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _type_problem(where, key, value, want):
+    if want == "number":
+        return None if _is_number(value) else f"{where}{key} should be a number, not {value!r}"
+    return None if isinstance(value, want) else f"{where}{key} should be a {want.__name__}, not {type(value).__name__}"
+
+
+def validate(doc, strict=True):
+    """Problems (a list of strings; empty when none) of a Gradescope results.json against the
+    fields and types of the specification. strict adds what Halo promises beyond it: every
+    test has a name, a number, a max_score and a score between 0 and it, and the top-level
+    score is the sum of the tests' scores."""
+    if not isinstance(doc, dict):
+        return ["results.json should be a JSON object"]
+    problems = []
+    try:
+        json.dumps(doc, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        problems.append(f"not JSON-serialisable: {e}")
+    for key, value in doc.items():
+        if key not in TOP_FIELDS:
+            problems.append(f"unknown top-level field {key!r}")
+        else:
+            p = _type_problem("", key, value, TOP_FIELDS[key])
+            problems += [p] if p else []
+    for key in ("visibility", "stdout_visibility"):
+        if isinstance(doc.get(key), str) and doc[key] not in VISIBILITIES:
+            problems.append(f"{key} {doc[key]!r} is not one of {', '.join(VISIBILITIES)}")
+    for key in ("output_format", "test_output_format", "test_name_format"):
+        if isinstance(doc.get(key), str) and doc[key] not in FORMATS:
+            problems.append(f"{key} {doc[key]!r} is not one of {', '.join(FORMATS)}")
+    if _is_number(doc.get("execution_time")) and doc["execution_time"] < 0:
+        problems.append("execution_time should not be negative")
+    tests = doc.get("tests") if isinstance(doc.get("tests"), list) else []
+    if "score" not in doc and ("tests" not in doc or any(
+            not isinstance(t, dict) or "score" not in t for t in tests)):
+        problems.append("a score is needed: at the top level, or on every test")
+    for k, t in enumerate(tests):
+        where = f"tests[{k}]."
+        if not isinstance(t, dict):
+            problems.append(f"tests[{k}] should be an object")
+            continue
+        for key, value in t.items():
+            if key not in TEST_FIELDS:
+                problems.append(f"unknown field {where}{key}")
+            else:
+                p = _type_problem(where, key, value, TEST_FIELDS[key])
+                problems += [p] if p else []
+        if isinstance(t.get("status"), str) and t["status"] not in TEST_STATUSES:
+            problems.append(f"{where}status {t['status']!r} is not 'passed' or 'failed'")
+        if isinstance(t.get("visibility"), str) and t["visibility"] not in VISIBILITIES:
+            problems.append(f"{where}visibility {t['visibility']!r} is not one of {', '.join(VISIBILITIES)}")
+        if isinstance(t.get("tags"), list) and not all(isinstance(x, str) for x in t["tags"]):
+            problems.append(f"{where}tags should be strings")
+        if not strict:
+            continue
+        for key in ("name", "number", "score", "max_score"):
+            if key not in t:
+                problems.append(f"{where}{key} is missing")
+        if _is_number(t.get("score")) and _is_number(t.get("max_score")):
+            if not 0 <= t["score"] <= t["max_score"] + 1e-9:
+                problems.append(f"{where}score {t['score']} is not between 0 and max_score {t['max_score']}")
+            if t.get("status") == "passed" and t["score"] < t["max_score"] - 1e-9:
+                problems.append(f"{where} passed but scored {t['score']} of {t['max_score']}")
+    if strict and _is_number(doc.get("score")) and tests and all(
+            isinstance(t, dict) and _is_number(t.get("score")) for t in tests):
+        total = sum(t["score"] for t in tests)
+        if abs(total - doc["score"]) > 0.005:
+            problems.append(f"score {doc['score']} is not the sum of the tests' scores ({total:g})")
+    return problems
+
+
+def run(root, chapter, results_path=None, out=None, execution_time=None, preamble_file=None):
+    root = Path(root)
+    results_path = Path(results_path) if results_path else root / "build" / "grade" / "results.json"
+    out = Path(out) if out else root / "build" / "grade" / "gradescope" / "results.json"
+    try:
+        results = json.loads(results_path.read_text())
+    except (OSError, ValueError) as e:
+        print(f"halo: cannot read {results_path}: {e}; run ./workbook grade first", file=sys.stderr)
+        return 2
+    preamble = ""
+    if preamble_file:
+        try:
+            preamble = Path(preamble_file).read_text(errors="replace")
+        except OSError:
+            pass  # a note that cannot be read is no reason to lose the grade
+    doc = to_gradescope(results, chapter, execution_time, preamble)
+    problems = validate(doc)
+    if problems:  # a bug here, not the student's: say so, but still write what we have
+        print("halo: the Gradescope results do not follow the specification:\n  " + "\n  ".join(problems),
+              file=sys.stderr)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    worth = sum(t["max_score"] for t in doc["tests"])
+    print(f"wrote {out}: {doc['score']:g} of {worth:g} points, {len(doc['tests'])} tests")
+    return 1 if problems else 0
