@@ -18,10 +18,13 @@ def run(root, build_dir=None):
     build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "check"
     tc = toolchain.ensure()
     print(f"halo check: clang {tc.cxx}, cmake {tc.cmake}, nvcc {tc.nvcc or 'not found'}", flush=True)
-    from . import handout  # the handout tests render every edition, PDF included
-    if not handout.ensure_dependencies(pdf=True):
-        print("halo check: the handout tools could not be installed (message above)", file=sys.stderr)
+    # The tools' own tests render every handout (PDF included) and the docs site, and open the
+    # site in a headless browser: install what they need first, with its messages here.
+    from . import docs_site, handout, pydeps
+    if not handout.ensure_dependencies(pdf=True) or not docs_site.ensure_dependencies():
+        print("halo check: the handout or docs-site tools could not be installed (message above)", file=sys.stderr)
         return 2
+    pydeps.ensure_apt(["chromium"], "a headless browser for the docs site's test")
     extra = {}
     if tc.nvcc:
         extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)

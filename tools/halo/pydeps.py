@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "build" / ".deps" / "python"
 
 # pip names whose module is called something else
-_MODULES = {"pillow": "PIL", "pyyaml": "yaml", "beautifulsoup4": "bs4"}
+_MODULES = {"pillow": "PIL", "pyyaml": "yaml", "beautifulsoup4": "bs4", "mkdocs-material": "material"}
 
 
 def activate(target=TARGET):

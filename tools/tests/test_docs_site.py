@@ -1,0 +1,401 @@
+"""The docs site (`./workbook docs`): both editions build with `mkdocs build --strict` in well
+under a minute without touching docs/ or chapters/; a broken link fails the build; the student
+edition holds no line of any SOLUTION region while the instructor edition holds them all; the
+numbers of each lesson page are render_lesson's and the instructor's key is Question.expected();
+the hints unfold; the figures are SVG; and, where Chromium can be installed, every lesson page
+loads in headless Chromium with no console message, no missing image and no 404."""
+import atexit
+import hashlib
+import html.parser
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+from halo import docs_site, pydeps
+from halo.chapter_data import load_chapter
+from halo.lesson import render_lesson
+from tests.helpers import REPO_ROOT
+from tests.test_handout import html_text, key_problems, leaks, solution_lines
+
+CHAPTER = load_chapter(REPO_ROOT)
+SCREENSHOTS = REPO_ROOT / "build" / "site-screenshots"
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def setUpModule():
+    if not docs_site.ensure_dependencies():
+        raise unittest.SkipTest("MkDocs and mkdocs-material cannot be installed (see the message above)")
+
+
+def _tree_hash(*folders):
+    h = hashlib.sha256()
+    for folder in folders:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(str(p.relative_to(REPO_ROOT)).encode())
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+_RUN = {}
+
+
+def built():
+    """{edition: (exit status, output, seconds, site folder)} of `./workbook docs`, run once."""
+    if not _RUN:
+        out = Path(tempfile.mkdtemp(prefix="halo-site-"))
+        atexit.register(shutil.rmtree, out, True)
+        for edition in docs_site.EDITIONS:  # the source trees these builds write under build/
+            atexit.register(shutil.rmtree, docs_site.source_dir(REPO_ROOT, edition, out / edition), True)
+        before = _tree_hash(REPO_ROOT / "docs", REPO_ROOT / "chapters")
+        for edition in docs_site.EDITIONS:
+            site = out / edition
+            start = time.monotonic()
+            p = subprocess.run([sys.executable, str(REPO_ROOT / "workbook"), "docs", "--output", str(site)]
+                               + (["--instructor"] if edition == "instructor" else []),
+                               capture_output=True, text=True, timeout=600)
+            _RUN[edition] = (p.returncode, p.stdout + p.stderr, time.monotonic() - start, site)
+        _RUN["sources_unchanged"] = before == _tree_hash(REPO_ROOT / "docs", REPO_ROOT / "chapters")
+    return _RUN
+
+
+def site(test, edition):
+    status, output, _, folder = built()[edition]
+    test.assertEqual(status, 0, f"./workbook docs ({edition}) failed:\n{output}")
+    return folder
+
+
+def source(edition):
+    """The MkDocs source tree the last build of `edition` wrote (build/docs-site/<edition>/docs)."""
+    return docs_site.source_dir(REPO_ROOT, edition, built()[edition][3]) / "docs"
+
+
+def lesson_html(test, edition, section):
+    return (site(test, edition) / docs_site.LESSONS / f"{section.folder}.html").read_text(encoding="utf-8")
+
+
+def site_text(folder):
+    """All text a reader of the site can reach: every page's text and the search index's."""
+    parts = [html_text(p.read_text(encoding="utf-8"))[0] for p in sorted(folder.rglob("*.html"))]
+    index = folder / "search" / "search_index.json"
+    if index.exists():
+        for doc in json.loads(index.read_text(encoding="utf-8")).get("docs", []):
+            parts += [doc.get("title", ""), html_text(doc.get("text", ""))[0]]
+    parts += [p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*.svg"))]
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- the command
+
+class BuildTest(unittest.TestCase):
+    def test_both_editions_build_strictly_fast_and_leave_the_sources_alone(self):
+        for edition in docs_site.EDITIONS:
+            status, output, seconds, folder = built()[edition]
+            with self.subTest(edition=edition):
+                self.assertEqual(status, 0, output)
+                self.assertNotIn("WARNING", output)
+                self.assertLess(seconds, 60, f"the {edition} build took {seconds:.0f} s")
+                self.assertTrue((folder / "index.html").is_file())
+                self.assertTrue((folder / "errata.html").is_file())
+                for s in CHAPTER.sections:
+                    self.assertTrue((folder / docs_site.LESSONS / f"{s.folder}.html").is_file(), s.folder)
+        self.assertTrue(built()["sources_unchanged"], "building the site changed docs/ or chapters/")
+
+    def test_the_nav_has_every_lesson_in_manifest_order(self):
+        site(self, "student")
+        config = json.loads((source("student").parent / "mkdocs.yml").read_text(encoding="utf-8"))
+        lessons = next(item["Lessons"] for item in config["nav"] if "Lessons" in item)
+        self.assertEqual([list(x.values())[0] for x in lessons],
+                         [f"{docs_site.LESSONS}/{s.folder}.md" for s in CHAPTER.sections])
+
+    def test_a_broken_link_fails_the_build(self):
+        # A copy of the sources with one broken link: --strict must refuse it, so the
+        # builds above prove something.
+        root = Path(tempfile.mkdtemp(prefix="halo-site-broken-"))
+        self.addCleanup(shutil.rmtree, root, True)
+        for tree in ("chapters", "docs", "solutions"):
+            shutil.copytree(REPO_ROOT / tree, root / tree)
+        with open(root / "docs" / "student.md", "a", encoding="utf-8") as f:
+            f.write("\nSee [a page that is not there](no-such-page.md).\n")
+        with self.assertRaises(docs_site.DocsError) as caught:
+            docs_site.build(root, load_chapter(root), "student", root / "build" / "site", quiet=True)
+        self.assertIn("no-such-page.md", str(caught.exception))
+
+    def test_an_output_folder_inside_the_sources_is_refused(self):
+        for tree in ("docs", "chapters", "exercises"):
+            with self.subTest(tree=tree), self.assertRaises(docs_site.DocsError):
+                docs_site.build(REPO_ROOT, CHAPTER, "student", REPO_ROOT / tree / "site", quiet=True)
+
+    def test_every_figure_is_well_formed_svg_and_shown(self):
+        folder = site(self, "student")
+        svgs = sorted((folder / docs_site.FIGURES).glob("*.svg"))
+        names = {p.name for p in svgs}
+        self.assertTrue({"tiles-7.2.svg", "tiles-7.4.svg", "tiles-7.5.svg", "reduction-ratio-7.6.svg",
+                         "gpu-bandwidth-fractions.svg"} <= names, names)
+        pages = "\n".join(p.read_text(encoding="utf-8") for p in folder.rglob("*.html"))
+        for p in svgs:
+            with self.subTest(svg=p.name):
+                self.assertTrue(ET.parse(p).getroot().tag.endswith("svg"))
+                self.assertIn(f"{docs_site.FIGURES}/{p.name}", pages)
+
+
+# ---------------------------------------------------------------- no solution in the student build
+
+class NoSolutionInStudentBuildTest(unittest.TestCase):
+    def test_no_solution_line_in_the_student_site(self):
+        checked, _ = solution_lines()
+        self.assertGreaterEqual(len(checked), 100)
+        self.assertEqual(leaks(site_text(site(self, "student")), checked), [])
+
+    def test_the_check_finds_every_solution_line_in_the_instructor_site(self):
+        checked, _ = solution_lines()
+        text = site_text(site(self, "instructor"))
+        self.assertEqual(sorted(checked - set(leaks(text, checked))), [])
+
+    def test_the_student_site_has_no_answer_key(self):
+        folder = site(self, "student")
+        for s in CHAPTER.sections:
+            page = lesson_html(self, "student", s)
+            with self.subTest(section=s.id):
+                self.assertNotIn("Answer key", page)
+                self.assertNotIn("Reference kernels", page)
+        self.assertFalse(any("solutions/" in p.read_text(encoding="utf-8") for p in folder.rglob("*.svg")))
+
+
+# ---------------------------------------------------------------- numbers
+
+def _region(text, begin, end):
+    return text.split(begin, 1)[1].split(end, 1)[0]
+
+
+def _without_figures(text):
+    return re.sub(re.escape(docs_site.FIGURE_BEGIN) + r".*?" + re.escape(docs_site.FIGURE_END), "", text, flags=re.S)
+
+
+class NumbersTest(unittest.TestCase):
+    def test_each_lesson_page_has_render_lesson_s_numbers(self):
+        for edition in docs_site.EDITIONS:
+            site(self, edition)
+            for s in CHAPTER.sections:
+                with self.subTest(edition=edition, section=s.id):
+                    page = (source(edition) / docs_site.LESSONS / f"{s.folder}.md").read_text(encoding="utf-8")
+                    lesson = _without_figures(_region(page, docs_site.LESSON_BEGIN, docs_site.LESSON_END))
+                    self.assertEqual(NUMBER.findall(lesson), NUMBER.findall(render_lesson(CHAPTER, s.id)))
+
+    def test_the_built_page_shows_every_number_of_the_lesson(self):
+        for s in CHAPTER.sections:
+            shown = html_text(lesson_html(self, "student", s))[0]
+            with self.subTest(section=s.id):
+                missing = [n for n in set(NUMBER.findall(render_lesson(CHAPTER, s.id)))
+                           if not re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", shown)]
+                self.assertEqual(missing, [])
+
+    def _key_rows(self, edition):
+        rows = []
+        for s in CHAPTER.sections:
+            _, cells = html_text(lesson_html(self, edition, s))
+            rows += [(r[0], r[1], r[2]) for r in cells if len(r) == 4 and r[0] == s.id]
+        return rows
+
+    def test_the_instructor_key_is_the_graders_expected_value(self):
+        rows = self._key_rows("instructor")
+        self.assertEqual(len(rows), sum(len(CHAPTER.questions(s.id)) for s in CHAPTER.sections))
+        self.assertEqual(key_problems(rows), [])
+
+    def test_a_wrong_key_number_would_be_found(self):
+        rows = self._key_rows("instructor")
+        section, qid, answer = rows[0]
+        self.assertNotEqual(key_problems([(section, qid, answer + "1")] + rows[1:]), [])
+
+    def _ratio_cells(self, edition):
+        page = (source(edition) / docs_site.LESSONS / f"{CHAPTER.section(docs_site.RATIO_SECTION).folder}.md"
+                ).read_text(encoding="utf-8")
+        out = {}
+        lines = [line for line in page.splitlines() if line.startswith("| ")]
+        masks = [int(m) for m in re.findall(r"Mask_Width = (\d+)", lines[0])]
+        for line in lines[1:]:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0].isdigit():
+                for m, v in zip(masks, cells[1:]):
+                    out[(int(cells[0]), m)] = float(v)
+        return out
+
+    def test_the_instructor_ratio_table_is_the_answer_key(self):
+        site(self, "instructor")
+        cells = self._ratio_cells("instructor")
+        asked = {(q.params["T"], q.params["Mask_Width"]): q.expected() for q in CHAPTER.questions(docs_site.RATIO_SECTION)
+                 if q.answer_expr.startswith(docs_site.RATIO_FORMULA) and "width" not in q.params}
+        self.assertEqual(set(cells), set(asked))
+        for k, v in asked.items():
+            self.assertAlmostEqual(cells[k], v, delta=5e-7 + 1e-6 * v, msg=str(k))
+
+    def test_the_student_ratio_chart_gives_no_answer_away(self):
+        site(self, "student")
+        cells = self._ratio_cells("student")
+        self.assertEqual(len(cells), len(docs_site.RATIO_TILES) * len(docs_site.RATIO_MASKS_STUDENT))
+        for (t, m), v in cells.items():
+            self.assertAlmostEqual(v, CHAPTER.call(docs_site.RATIO_FORMULA, t, m), delta=1e-6 * v)
+        asked = {(q.params.get("T"), q.params.get("Mask_Width")) for q in CHAPTER.questions(docs_site.RATIO_SECTION)}
+        self.assertEqual(set(cells) & asked, set(), "the student chart shows ratios the questions ask for")
+
+
+# ---------------------------------------------------------------- hints
+
+class _Details(html.parser.HTMLParser):
+    """[(open attribute present, summary text, body text)] of each <details> of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found, self._open, self._in_summary = [], 0, False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "details":
+            self._open += 1
+            self.found.append([("open" in dict(attrs)), "", ""])
+        elif tag == "summary" and self._open:
+            self._in_summary = True
+
+    def handle_endtag(self, tag):
+        if tag == "summary":
+            self._in_summary = False
+        elif tag == "details":
+            self._open -= 1
+
+    def handle_data(self, data):
+        if self._open:
+            self.found[-1][1 if self._in_summary else 2] += data
+
+
+class HintsTest(unittest.TestCase):
+    def test_each_hint_is_a_closed_block_in_order(self):
+        for s in CHAPTER.sections:
+            parser = _Details()
+            parser.feed(lesson_html(self, "student", s))
+            hints = [d for d in parser.found if d[1].strip().startswith("Hint ")]
+            with self.subTest(section=s.id):
+                self.assertEqual([d[1].strip() for d in hints], [f"Hint {k}" for k in range(1, len(s.hints) + 1)])
+                self.assertFalse(any(d[0] for d in hints), "a hint is open before it is asked for")
+                for d, hint in zip(hints, s.hints):
+                    self.assertEqual(" ".join(d[2].split()), " ".join(hint.split()))
+
+
+# ---------------------------------------------------------------- headless Chromium
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Images(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sources = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.sources.append(dict(attrs).get("src", ""))
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                  "--disable-extensions", "--enable-logging=stderr", "--v=0"]
+
+
+class BrowserTest(unittest.TestCase):
+    """Every lesson page in headless Chromium, served over HTTP the way `--serve` does."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not _chromium():
+            pydeps.ensure_apt(["chromium"], "a headless browser for the docs site's test")
+        if not _chromium():
+            raise unittest.SkipTest("Chromium is not installed and cannot be installed here "
+                                    "(Debian: apt-get install chromium)")
+
+    def setUp(self):
+        self.folder = site(self, "student")
+        self.port = _free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="halo-http-", suffix=".log", delete=False)
+        self.addCleanup(os.unlink, self.log.name)
+        self.server = subprocess.Popen([sys.executable, "-m", "http.server", str(self.port), "--bind", "127.0.0.1",
+                                        "--directory", str(self.folder)], stdout=self.log, stderr=self.log)
+        self.addCleanup(self.server.wait, 10)
+        self.addCleanup(self.server.terminate)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.profile = tempfile.mkdtemp(prefix="halo-chromium-")
+        self.addCleanup(shutil.rmtree, self.profile, True)
+
+    def chromium(self, url, *args):
+        p = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", *args, url],
+                           capture_output=True, text=True, timeout=120)
+        return p
+
+    def url(self, page):
+        return f"http://127.0.0.1:{self.port}/{page}"
+
+    def test_every_lesson_page_loads_with_no_console_message_and_no_missing_image(self):
+        pages = ["index.html", "errata.html", "results/index.html"] + \
+                [f"{docs_site.LESSONS}/{s.folder}.html" for s in CHAPTER.sections]
+        shown = 0
+        for page in pages:
+            with self.subTest(page=page):
+                p = self.chromium(self.url(page), "--dump-dom")
+                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+                self.assertIn("</html>", p.stdout)
+                # Chromium writes each console message (errors, uncaught exceptions) as a CONSOLE line.
+                console = [line for line in p.stderr.splitlines() if ":CONSOLE" in line]
+                self.assertEqual(console, [])
+                images = _Images()
+                images.feed(p.stdout)
+                shown += len(images.sources)
+                for src in images.sources:
+                    target = urlparse(urljoin(self.url(page), src))
+                    if target.scheme == "data":
+                        continue
+                    self.assertEqual(target.netloc, f"127.0.0.1:{self.port}", f"{src} is not in the site")
+                    path = self.folder / target.path.lstrip("/")
+                    self.assertTrue(path.is_file(), f"{page}: <img src={src!r}>: {path} is missing")
+        self.assertGreaterEqual(shown, len(list((self.folder / docs_site.FIGURES).glob("*.svg"))))
+        self.log.flush()
+        misses = [line for line in Path(self.log.name).read_text().splitlines() if '" 404 ' in line]
+        self.assertEqual(misses, [], "the pages asked the server for files it does not have")
+
+    def test_screenshots_of_two_pages(self):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        for name, page in (("lesson-7.4.png", f"{docs_site.LESSONS}/{CHAPTER.section('7.4').folder}.html"),
+                           ("results.png", "results/index.html")):
+            shot = SCREENSHOTS / name
+            if shot.exists():
+                shot.unlink()
+            with self.subTest(page=page):
+                p = self.chromium(self.url(page), f"--screenshot={shot}", "--window-size=1280,2400")
+                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+                self.assertTrue(shot.is_file())
+                self.assertEqual(shot.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+                self.assertGreater(shot.stat().st_size, 20000)  # a blank page is a few KiB
+
+
+if __name__ == "__main__":
+    unittest.main()
