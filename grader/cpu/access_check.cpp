@@ -103,6 +103,11 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
       const uint32_t elements = size >= r.element_size ? uint32_t(size / r.element_size) : 1u;
       (store ? t.thread_stores : t.thread_loads)[b * L.threads_per_block() + w->thread_linear] += elements;
     }
+    if (L.per_element) {  // blocks run on several cores: the slots are shared, so add atomically
+      uint32_t* slots = (store ? t.element_stores : t.element_loads).data();
+      const size_t first = (a - r.lo) / r.element_size, last = (a + size - 1 - r.lo) / r.element_size;
+      for (size_t e = first; e <= last; ++e) __atomic_fetch_add(&slots[e], 1u, __ATOMIC_RELAXED);
+    }
     Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(Space::global)][b];
     s.accesses += 1;
     s.bytes += size;

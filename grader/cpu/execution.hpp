@@ -28,6 +28,7 @@ struct Launch {
   std::vector<Region> regions;     // snapshot of the registry, sorted by address
   uintptr_t constant_lo = 0, constant_hi = 0;
   bool per_thread = false;
+  bool per_element = false;  // ArrayTraffic::element_loads/stores (shared by all workers: atomic adds)
   bool checks = true;    // bounds, padding, shared-memory and initialisation checks
   bool reverse = false;  // run the threads of a block last to first between barriers
   std::chrono::steady_clock::time_point deadline;

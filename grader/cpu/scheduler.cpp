@@ -46,6 +46,7 @@ LaunchRecord& record_storage() {
   return record;
 }
 bool per_thread_requested = false;
+bool per_element_requested = false;
 Schedule schedule_requested = Schedule::forward;
 bool checks_requested = [] {
   const char* env = std::getenv("HALO_DIAGNOSTICS");
@@ -249,6 +250,11 @@ void reset_record(LaunchRecord& r, const Launch& L) {
       a.thread_loads.assign(nb * L.threads_per_block(), 0);
       a.thread_stores.assign(nb * L.threads_per_block(), 0);
     }
+    if (L.per_element) {
+      const size_t elements = (reg.hi - reg.lo + reg.element_size - 1) / reg.element_size;
+      a.element_loads.assign(elements, 0);
+      a.element_stores.assign(elements, 0);
+    }
     r.arrays.push_back(std::move(a));
   }
   for (auto& v : r.block_space_loads) v.assign(nb, {});
@@ -307,6 +313,7 @@ void sync_threads(int line) {
 
 const LaunchRecord& last_launch() { return record_storage(); }
 void set_count_per_thread(bool on) { per_thread_requested = on; }
+void set_count_per_element(bool on) { per_element_requested = on; }
 void set_schedule(Schedule s) { schedule_requested = s; }
 void set_checks(bool on) { checks_requested = on; }
 void set_launch_timeout(double seconds) { timeout_requested = seconds; }
@@ -330,6 +337,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   L.constant_lo = reinterpret_cast<uintptr_t>(__start_halo_constant);
   L.constant_hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
   L.per_thread = per_thread_requested;
+  L.per_element = per_element_requested;
   L.checks = checks_requested;
   L.reverse = schedule_requested == Schedule::reverse;
   L.timeout_s = timeout_requested;

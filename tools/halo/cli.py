@@ -43,6 +43,12 @@ def _parser():
     b.add_argument("--checks", action="store_true", help="what the CPU backend's diagnostics cost (needs a check build)")
     b.add_argument("--repeats", type=int, default=3, help="with --checks: runs of each binary")
     b.add_argument("--output", metavar="FILE", help="with --checks: also write the table there (Markdown)")
+    b.add_argument("--cpu", action="store_true",
+                   help="Halo's CPU backend (full instrumentation) beside Numba's CUDA simulator on the 7.2 and 7.4 "
+                        "kernels (installs Numba into build/.venv-numba); writes cpu-vs-numba-sim.json and .md")
+    b.add_argument("--loop", action="store_true",
+                   help="time the student loop (one-line edit to verdict, warm full grade, fresh clone) in a "
+                        "temporary copy; writes grade-loop-times.md")
 
     ho = sub.add_parser("handout", help="printable handouts (Markdown, HTML, PDF): student or instructor edition",
                         description="Render a handout per section and, without SECTION, one for the whole chapter, "
@@ -133,6 +139,9 @@ def _parser():
     la.add_argument("--gpu", required=True, help="HALO_REPORT_DIR of a GPU run with the load counter")
     la.add_argument("--machine", required=True, help="the GPU, driver and CUDA version, for the page")
     la.add_argument("--out", required=True)
+    lh = isub.add_parser("load-heatmaps", help="per-element load counts of the reference kernels, as JSON")
+    lh.add_argument("--build-dir", type=Path, default=None, help="a check build (default build/check)")
+    lh.add_argument("--out", type=Path, default=None, help="default docs/results/cpu-load-heatmaps.json")
     gp = isub.add_parser("gpu-suite-page", help="the GPU suite's results page from its JUnit files")
     gp.add_argument("--junit", nargs="+", required=True)
     gp.add_argument("--machine", required=True, help="the GPU, driver and CUDA version, for the page")
@@ -179,6 +188,9 @@ def _internal(root, args):
     if args.internal == "gpu-suite-page":
         from . import gpu_suite_page
         return gpu_suite_page.run(args.junit, args.machine, args.out)
+    if args.internal == "load-heatmaps":
+        from . import heatmaps
+        return heatmaps.run(root, args.build_dir, args.out)
     if args.internal == "load-agreement":
         from . import load_agreement
         return load_agreement.run(args.cpu, args.gpu, args.machine, args.out)
@@ -304,6 +316,15 @@ def main(root, argv):
                 sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
             from . import bench_checks
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        if args.cpu or args.loop:
+            if args.sections or (args.cpu and args.loop):
+                sys.exit("halo: --cpu and --loop take no SECTION, and run one at a time")
+            if args.loop:
+                from . import bench_loop
+                return bench_loop.run(root, output_dir=args.output_dir)
+            from . import bench_cpu
+            return bench_cpu.run(root, chapter, build_dir=args.build_dir, output_dir=args.output_dir,
+                                 runs=args.runs, from_json=args.from_json)
         from . import bench_gpu
         return bench_gpu.run(root, chapter, args)
     if args.command == "export":

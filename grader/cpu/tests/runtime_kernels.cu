@@ -116,3 +116,22 @@ __global__ void crash_in_thread_3(float* bad, float* out) {
   if (threadIdx.x == 3) bad[threadIdx.x] = 1.0f;
   out[threadIdx.x] = 2.0f;
 }
+
+// Each thread reads its element and the next: the interior elements of in are read twice, the
+// two ends once (per-element counts).
+__global__ void pair_sums(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n) out[i] = in[i] + in[i + 1];
+}
+
+// Every thread but 0 reads in[0] (and its own element): one slot that every core adds to.
+__global__ void add_first(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n) out[i] = in[0] + in[i];
+}
+
+// One 16-byte load and one 16-byte store per thread: each covers four floats.
+__global__ void copy_as_float4(const float* in, float* out, int n4) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n4) reinterpret_cast<float4*>(out)[i] = reinterpret_cast<const float4*>(in)[i];
+}

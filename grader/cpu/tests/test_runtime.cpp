@@ -1,6 +1,7 @@
 // Tests of the CPU backend itself: it must run kernels like a GPU (barriers, indices, atomics,
 // launch errors), measure like the chapter counts (per array, per space), and stop and explain
 // bad accesses. Every check here is against a kernel whose behaviour is known exactly.
+#include <algorithm>
 #include <fstream>
 #include <numeric>
 
@@ -21,6 +22,9 @@ HALO_GLOBAL void read_unwritten_shared(float* out);
 HALO_GLOBAL void last_writer_wins(int* out);
 HALO_GLOBAL void spin_forever(const float* in, float* out);
 HALO_GLOBAL void crash_in_thread_3(float* bad, float* out);
+HALO_GLOBAL void pair_sums(const float* in, float* out, int n);
+HALO_GLOBAL void add_first(const float* in, float* out, int n);
+HALO_GLOBAL void copy_as_float4(const float* in, float* out, int n4);
 extern float weights[16];
 
 using namespace halo::test;
@@ -305,4 +309,110 @@ TEST_CASE("runtime / with checks off accesses are counted and nothing is judged"
   halo::cpu::set_checks(true);
   CHECK(last_launch().diagnostic_total() == 0);
   CHECK(last_launch().array("N")->load_elements() == 32);
+}
+
+TEST_CASE("runtime / per-element counts are off by default") {
+  auto dIn = DeviceArray<float>::input("N", iota_floats(40));
+  auto dOut = DeviceArray<float>::output("P", 40);
+  REQUIRE(halo::launch(pair_sums, dim3(3), dim3(16), dIn.get(), dOut.get(), 40) == cudaSuccess);
+  const auto& r = last_launch();
+  CHECK(r.array("N")->load_elements() == 2 * 39);
+  CHECK(r.array("N")->element_loads.empty());
+  CHECK(r.array("N")->element_stores.empty());
+  CHECK(r.array("P")->element_stores.empty());
+}
+
+TEST_CASE("runtime / per-element counts: each input element read as often as the kernel reads it") {
+  const int n = 40;
+  const auto in = iota_floats(n);
+  auto dIn = DeviceArray<float>::input("N", in);
+  auto dOut = DeviceArray<float>::output("P", n);
+  halo::cpu::set_count_per_element(true);
+  const cudaError_t err = halo::launch(pair_sums, dim3(3), dim3(16), dIn.get(), dOut.get(), n);
+  halo::cpu::set_count_per_element(false);
+  REQUIRE(err == cudaSuccess);
+  CHECK(dOut.download()[5] == in[5] + in[6]);
+  const auto& r = last_launch();
+  const auto& N = *r.array("N");
+  const auto& P = *r.array("P");
+  REQUIRE(N.element_loads.size() == size_t(n));
+  REQUIRE(P.element_stores.size() == size_t(n));
+  CHECK(N.element_loads.front() == 1);  // only thread 0 reads N[0]
+  CHECK(N.element_loads.back() == 1);   // only thread n-2 reads N[n-1]
+  for (int e = 1; e < n - 1; ++e) {
+    INFO("N[" << e << "]");
+    CHECK(N.element_loads[size_t(e)] == 2);  // threads e-1 and e
+  }
+  CHECK(std::accumulate(N.element_loads.begin(), N.element_loads.end(), uint64_t(0)) == N.load_elements());
+  CHECK(std::accumulate(N.element_stores.begin(), N.element_stores.end(), uint64_t(0)) == 0);
+  CHECK(std::accumulate(P.element_loads.begin(), P.element_loads.end(), uint64_t(0)) == 0);
+  for (int e = 0; e < n; ++e) {
+    INFO("P[" << e << "]");
+    CHECK(P.element_stores[size_t(e)] == (e < n - 1 ? 1u : 0u));  // P[n-1] is never written
+  }
+  CHECK(std::accumulate(P.element_stores.begin(), P.element_stores.end(), uint64_t(0)) == P.store_elements());
+}
+
+TEST_CASE("runtime / per-element counts: blocks on many cores adding to one element lose no count") {
+  const int n = 1 << 16;
+  auto dIn = DeviceArray<float>::input("N", iota_floats(n));
+  auto dOut = DeviceArray<float>::output("P", n);
+  halo::cpu::set_count_per_element(true);
+  const cudaError_t err = halo::launch(add_first, dim3(n / 256), dim3(256), dIn.get(), dOut.get(), n);
+  halo::cpu::set_count_per_element(false);
+  REQUIRE(err == cudaSuccess);
+  const auto& N = *last_launch().array("N");
+  REQUIRE(N.element_loads.size() == size_t(n));
+  CHECK(N.element_loads[0] == uint32_t(n - 1));  // every thread but 0, from all 256 blocks
+  CHECK(std::count(N.element_loads.begin() + 1, N.element_loads.end(), 1u) == n - 1);
+  CHECK(std::accumulate(N.element_loads.begin(), N.element_loads.end(), uint64_t(0)) == N.load_elements());
+}
+
+TEST_CASE("runtime / per-element counts: a float4 access counts each of its four elements once") {
+  const int n = 64;
+  auto dIn = DeviceArray<float>::input("N", iota_floats(n));
+  auto dOut = DeviceArray<float>::output("P", n);
+  halo::cpu::set_count_per_element(true);
+  const cudaError_t err = halo::launch(copy_as_float4, dim3(1), dim3(32), dIn.get(), dOut.get(), n / 4);
+  halo::cpu::set_count_per_element(false);
+  REQUIRE(err == cudaSuccess);
+  CHECK(dOut.download() == iota_floats(n));
+  const auto& r = last_launch();
+  const auto& N = *r.array("N");
+  const auto& P = *r.array("P");
+  CHECK(N.loads.accesses == size_t(n / 4));  // one 16-byte load per thread
+  CHECK(N.loads.bytes == size_t(n) * sizeof(float));
+  REQUIRE(N.element_loads.size() == size_t(n));
+  CHECK(std::count(N.element_loads.begin(), N.element_loads.end(), 1u) == n);
+  CHECK(std::count(P.element_stores.begin(), P.element_stores.end(), 1u) == n);
+  CHECK(std::accumulate(N.element_loads.begin(), N.element_loads.end(), uint64_t(0)) == N.load_elements());
+}
+
+TEST_CASE("runtime / per-element counts of a pitched image give the padding slots of its own") {
+  const int width = 37, height = 5;
+  void* raw_in = nullptr;
+  void* raw_out = nullptr;
+  size_t pitch = 0, pitch2 = 0;
+  REQUIRE(cudaMallocPitch(&raw_in, &pitch, width * sizeof(float), height) == cudaSuccess);
+  REQUIRE(cudaMallocPitch(&raw_out, &pitch2, width * sizeof(float), height) == cudaSuccess);
+  halo::cpu::name_array(raw_in, "in", sizeof(float), true);
+  halo::cpu::name_array(raw_out, "out", sizeof(float), false);
+  halo::cpu::describe_image(raw_in, width, height);
+  halo::cpu::describe_image(raw_out, width, height);
+  const int pitch_elems = int(pitch / sizeof(float));
+  halo::cpu::set_count_per_element(true);
+  const cudaError_t err = halo::launch(pitched_copy, dim3(1, 1), dim3(64, 8), static_cast<const float*>(raw_in),
+                                       static_cast<float*>(raw_out), width, height, pitch_elems, 0);
+  halo::cpu::set_count_per_element(false);
+  CHECK(err == cudaSuccess);
+  const auto& in = *last_launch().array("in");
+  REQUIRE(in.element_loads.size() == size_t(pitch_elems) * height);
+  for (int row = 0; row < height; ++row)
+    for (int col = 0; col < pitch_elems; ++col) {
+      INFO("row " << row << " col " << col);
+      CHECK(in.element_loads[size_t(row) * pitch_elems + col] == (col < width ? 1u : 0u));
+    }
+  CHECK(std::accumulate(in.element_loads.begin(), in.element_loads.end(), uint64_t(0)) == in.load_elements());
+  cudaFree(raw_in);
+  cudaFree(raw_out);
 }

@@ -36,6 +36,10 @@ struct ArrayTraffic {
   Traffic loads, stores;
   std::vector<Traffic> block_loads, block_stores;  // indexed by linear block id
   std::vector<uint32_t> thread_loads, thread_stores;  // elements per global thread id; empty unless requested
+  // How many times each element of the array was loaded (stored), indexed by byte offset /
+  // element_size over the whole allocation, so a pitched image's padding has slots of its own.
+  // A vector access counts each element it covers once. Empty unless set_count_per_element(true).
+  std::vector<uint32_t> element_loads, element_stores;
   // Loads split by when they happened in the block: before the loading thread's first
   // __syncthreads() (phase 0, e.g. filling a shared tile) and after it (phase 1, e.g. halo reads
   // of a cached kernel). Indexed by linear block id, like block_loads.
@@ -104,6 +108,11 @@ const LaunchRecord& last_launch();
 
 // Per-thread load counts cost memory proportional to the grid; tests ask for them explicitly.
 void set_count_per_thread(bool on);
+
+// Per-element counts (ArrayTraffic::element_loads, element_stores) cost memory proportional to
+// the arrays and an atomic add per global access; off by default, and free while off. The load
+// heat maps (grader/bench/load_heatmaps.cpp) ask for them.
+void set_count_per_element(bool on);
 
 // The order in which the threads of a block run between two barriers. Results must not
 // depend on it; running both exposes order-dependent kernels that no single check sees.
