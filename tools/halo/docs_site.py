@@ -8,9 +8,13 @@ build/docs-site/<edition>/ and built from there:
   every number comes from the formulas the grader checks with), a figure drawn from the
   section's own parameters, the questions (`Question.text()`), the hints as blocks that unfold
   one at a time, and where the exercise is;
-- the book's errata (chapters/errata.toml), each under its section;
-- SVG figures (figures.py): 1D tiles with halo and ghost cells, the 2D reduction ratios, the
-  GPU bandwidth fractions of docs/results/gpu-bench-h100.json.
+- the book's errata (chapters/errata.toml), each under its section, with the corrected code and
+  how the grader confirms it (the known-wrong kernel and its diagnostic, or the question and the
+  loads measured at its launch);
+- SVG figures (figures.py): 1D tiles with halo and ghost cells; the 2D input tiles of 7.6 (halo,
+  ghost cells, pitch padding), 7.8 (IN_TILE_DIM / OUT_TILE_DIM) and 7.9 (the float4 tile); the
+  2D reduction ratios; the GPU bandwidth fractions of docs/results/gpu-bench-h100.json. The
+  student edition states no value a question asks for (formulas instead).
 
 The instructor build (--instructor) adds each section's answer key (Question.expected(), with
 its working) and reference kernels (solutions/<folder>/); the student build holds neither, and
@@ -27,9 +31,9 @@ import sys
 from pathlib import Path
 
 from . import expressions as ex
-from . import figures, pydeps
-from .handout import HandoutError, fence, load_errata, md_text, working
-from .lesson import LessonError, lesson_context, render_lesson, render_text
+from . import figures, pydeps, regions
+from .handout import HandoutError, fence, load_errata, md_text, render_errata_entry, working
+from .lesson import LessonError, lesson_context, render_lesson
 from .sync import KERNEL_SUFFIXES
 
 EDITIONS = ("student", "instructor")
@@ -127,6 +131,118 @@ def tile_figure(chapter, section_id: str, edition: str):
     return svg, caption, heading
 
 
+# The 2D lessons' tile figure: the launch it draws (a measurement of the chapter) and the
+# heading it goes before. The sizes come from the chapter's defines and formulas.
+TILE_2D_FIGURES = {
+    "7.6": ("ratio_2d_t16_m5", "## Shared memory sized for the largest mask"),
+    "7.8": ("tiled_2d_large", "## Exercise 10: the cached kernel"),
+    "7.9": ("sol_loads_large", "## What the grader checks"),
+}
+
+
+def _value_note(chapter, edition, label, formula, args: dict) -> str:
+    """'label: formula(args) = expr', with its value in the instructor edition only (the student
+    edition never prints a number a question may ask for)."""
+    expr = chapter.formulas[formula].expr.strip()
+    line = f"{label}: {formula}({', '.join(f'{k} = {_fmt(v)}' for k, v in args.items())}) = {expr}"
+    if edition == "instructor":
+        line += f" = {_fmt(chapter.call(formula, *args.values()))}"
+    return line
+
+
+def _tile_2d_7_6(chapter, edition, fields):
+    t = fields.get("T", chapter.define_values()["O_TILE_WIDTH"])
+    m, width, height = fields["Mask_Width"], fields["width"], fields["height"]
+    n = int(chapter.call("radius", m))
+    bw = int(chapter.call("tiled_2d_block_width", t, m))
+    last = int(chapter.call("tiled_2d_grid_blocks", width, t)) - 1
+    dims = {"top": f"BLOCK_WIDTH = {bw} columns", "left": f"{bw} rows",
+            "out": f"O_TILE_WIDTH = {t}"}
+
+    def panel(bx, by, label):
+        x0, y0 = bx * t - n, by * t - n   # image column and row of the tile's corner
+        ghost = [(0, 0, bw, -y0), (0, 0, -x0, bw), (width - x0, 0, bw, bw), (0, height - y0, bw, bw)]
+        return figures.tile_panel(label, bw, bw, (n, n, t, t), ghost=ghost,
+                                  padding=[(width - x0, 0, bw, bw)], dims=dims)
+    panels = [panel(0, 0, "block (0,0): the image's corner"), panel(1, 1, "block (1,1): internal"),
+              panel(last, 1, f"block ({last},1): the right edge")]
+    notes = [f"BLOCK_WIDTH = O_TILE_WIDTH + Mask_Width - 1 = {bw}: n = Mask_Width / 2 = {n} halo rows and columns "
+             "on each side; one thread per input element.",
+             f"Columns at and past width = {width} are ghost cells; in memory they are the pitch padding "
+             "(or the next row): test columns against width, never the pitch.",
+             _value_note(chapter, edition, "loads of N, internal block", "tiled_2d_input_tile_elements",
+                         {"T": t, "Mask_Width": m}),
+             _value_note(chapter, edition, "loads of N, block (0,0)", "tiled_2d_loads_block",
+                         {"blockRow": 0, "blockCol": 0, "width": width, "height": height, "T": t, "Mask_Width": m})]
+    svg = figures.tile_2d(f"7.6 input tiles: O_TILE_WIDTH {t}, Mask_Width {m}, image {width} x {height}",
+                          panels, 11, 11, notes)
+    return svg, (f"Input tiles of the tiled kernel at the grader's launch `ratio_2d_t16_m5`: {width} x {height} "
+                 f"image, O_TILE_WIDTH = {t} (the chapter's define), Mask_Width = {m}; one square per element.")
+
+
+def _tile_2d_7_8(chapter, edition, fields):
+    d = chapter.define_values()["IN_TILE_DIM"]
+    m, width, height = fields["Mask_Width"], fields["width"], fields["height"]
+    r = int(chapter.call("radius", m))
+    out = int(chapter.call("tiled_in_2d_out_tile_dim", d, r))
+    dims = {"top": f"IN_TILE_DIM = {d}", "left": f"{d} rows", "out": f"OUT_TILE_DIM = {out}"}
+
+    def panel(bx, by, label):
+        x0, y0 = bx * out - r, by * out - r
+        ghost = [(0, 0, d, -y0), (0, 0, -x0, d), (width - x0, 0, d, d), (0, height - y0, d, d)]
+        return figures.tile_panel(label, d, d, (r, r, out, out), ghost=ghost, dims=dims)
+    panels = [panel(0, 0, "block (0,0): the image's corner"), panel(1, 1, "block (1,1): internal")]
+    notes = [f"OUT_TILE_DIM = IN_TILE_DIM - 2r = {out} with r = {r}: blocks of IN_TILE_DIM x IN_TILE_DIM threads, "
+             "output tiles OUT_TILE_DIM apart.",
+             _value_note(chapter, edition, "loads of N, internal block", "tiled_in_2d_loads_internal_block", {"inTileDim": d}),
+             _value_note(chapter, edition, "loads of N, block (0,0)", "tiled_in_2d_loads_first_block", {"inTileDim": d, "r": r})]
+    svg = figures.tile_2d(f"7.8 tiled kernel: IN_TILE_DIM {d}, r {r}, image {width} x {height}", panels, 8, 8, notes)
+    return svg, (f"Input tiles of the tiled kernel (exercise 9) at the grader's launch `tiled_2d_large`: "
+                 f"{width} x {height} image, IN_TILE_DIM = {d} (the chapter's define), Mask_Width = {m}.")
+
+
+def _tile_2d_7_9(chapter, edition, fields):
+    defines = chapter.define_values()
+    bx, by, rows = defines["SOL_BLOCK_X"], defines["SOL_BLOCK_Y"], defines["SOL_ROWS_PER_THREAD"]
+    m, width, height = fields["Mask_Width"], fields["width"], fields["height"]
+    r = int(chapter.call("radius", m))
+    tw, th = int(chapter.call("sol_tile_width", bx)), int(chapter.call("sol_tile_height", by, rows))
+    h = int(chapter.call("sol_halo_columns", r))
+    cols, rws = tw + 2 * h, th + 2 * r
+    dims = {"top": f"{tw} output columns + {h} halo columns on each side (whole float4s)",
+            "left": f"{th} + 2 x {r} rows", "out": f"{tw} x {th} outputs"}
+
+    def panel(bxi, byi, label):
+        x0, y0 = bxi * tw - h, byi * th - r
+        ghost = [(0, 0, cols, -y0), (0, 0, -x0, rws), (width - x0, 0, cols, rws), (0, height - y0, cols, rws)]
+        unused = [(0, 0, h - r, rws), (cols - (h - r), 0, h - r, rws)]
+        return figures.tile_panel(label, cols, rws, (h, r, tw, th), ghost=ghost, unused=unused,
+                                  grid_x=4, grid_y=rows, dims=dims)
+    panels = [panel(0, 0, "block (0,0): the image's corner"), panel(1, 1, "block (1,1): internal")]
+    notes = [f"A block of {bx} x {by} threads; each thread computes 4 columns (one float4) x {rows} rows.",
+             f"The halo needs r = {r} columns per side; it is rounded up to {h} = 4 ceil(r / 4) so every load is one "
+             "aligned 16-byte float4 (grid lines: one float4 wide).",
+             _value_note(chapter, edition, "loads of N, internal block", "sol_loads_internal_block",
+                         {"blockX": bx, "blockY": by, "rows": rows, "r": r})]
+    svg = figures.tile_2d(f"7.9 float4 tile: {bx} x {by} threads, {rows} rows each, Mask_Width {m}",
+                          panels, 3, 3, notes, per_row=2)
+    return svg, (f"Input tiles of the speed-of-light kernel at the grader's launch `sol_loads_large`: "
+                 f"{width} x {height} image, Mask_Width = {m}, SOL_BLOCK_X = {bx}, SOL_BLOCK_Y = {by}, "
+                 f"SOL_ROWS_PER_THREAD = {rows} (the chapter's defines).")
+
+
+def tile_2d_figure(chapter, section_id: str, edition: str):
+    """(svg, caption, heading) of a 2D lesson, or None."""
+    if section_id not in TILE_2D_FIGURES:
+        return None
+    launch, heading = TILE_2D_FIGURES[section_id]
+    if launch not in chapter.measurements:
+        return None
+    draw = {"7.6": _tile_2d_7_6, "7.8": _tile_2d_7_8, "7.9": _tile_2d_7_9}[section_id]
+    svg, caption = draw(chapter, edition, chapter.measurements[launch].fields)
+    return svg, caption, heading
+
+
 def ratio_table(chapter, edition: str) -> list:
     """[(T, Mask_Width, ratio)] of the 7.6 chart, from the formula the grader checks with."""
     masks = RATIO_MASKS_KEY if edition == "instructor" else RATIO_MASKS_STUDENT
@@ -201,6 +317,32 @@ def _insert_before(text: str, heading: str, block: str) -> str:
     return text.rstrip("\n") + "\n\n" + block
 
 
+# ---------------------------------------------------------------- load heat maps
+
+HEATMAPS = Path("docs") / "results" / "cpu-load-heatmaps.json"
+
+
+def heatmap_blocks(chapter, section, figure_files: dict) -> list:
+    """Markdown lines showing how many times each input element is read by this section's
+    reference kernels, measured by the CPU backend (./workbook internal load-heatmaps), or []."""
+    from .figures_heatmap import heatmap_entries, heatmap_slug, heatmap_svg
+    path = chapter.root / HEATMAPS
+    entries = [e for e in heatmap_entries(path) if e["section"] == section.id] if path.exists() else []
+    if not entries:
+        return []
+    out = ["## How often each input element is read", "",
+           "Measured by the CPU backend on the reference kernels (every load counted per element); the "
+           "totals equal the chapter's formulas. Darker cells are read more often.", ""]
+    for e in entries:
+        name = heatmap_slug(e) + ".svg"
+        figure_files[name] = heatmap_svg(e)
+        size = f"{e['width']} x {e['height']}" if e.get("height", 1) > 1 else f"Width {e['width']}"
+        caption = (f"`{e['kernel']}`: {size}, Mask_Width {e['mask']}; {e['total']:,} loads of "
+                   f"{e.get('array', 'N')} in all")
+        out.append(_figure_md(name, f"Loads per element of {e['kernel']}", caption, 1))
+    return out
+
+
 # ---------------------------------------------------------------- pages
 
 def lesson_page(chapter, section, edition: str, figure_files: dict) -> str:
@@ -222,6 +364,13 @@ def lesson_page(chapter, section, edition: str, figure_files: dict) -> str:
         figure_files[name] = svg
         lesson = _insert_before(lesson, heading,
                                 _figure_md(name, f"Input and output tiles of section {section.id}", caption, 1))
+    tile2d = tile_2d_figure(chapter, section.id, edition)
+    if tile2d:
+        svg, caption, heading = tile2d
+        name = f"tiles-2d-{section.id}.svg"
+        figure_files[name] = svg
+        lesson = _insert_before(lesson, heading,
+                                _figure_md(name, f"Input and output tiles of section {section.id}", caption, 1))
     if section.id == RATIO_SECTION and RATIO_FORMULA in chapter.formulas:
         svg, caption, table = ratio_figure(chapter, edition)
         name = f"reduction-ratio-{section.id}.svg"
@@ -229,6 +378,7 @@ def lesson_page(chapter, section, edition: str, figure_files: dict) -> str:
         block = _figure_md(name, "Reduction ratio by tile width and mask width", caption, 1, table)
         lesson = _insert_before(lesson, RATIO_HEADING, block)
     out = [LESSON_BEGIN, lesson.strip("\n"), LESSON_END, ""]
+    out += heatmap_blocks(chapter, section, figure_files)
 
     questions = chapter.questions(section.id)
     answers_file = f"exercises/{section.folder}/answers.toml"
@@ -281,14 +431,69 @@ def instructor_part(chapter, section) -> list:
     return out
 
 
-def errata_page(chapter) -> str:
+def _squash(text: str) -> str:
+    """Whitespace and backticks removed: how the leak check compares lines."""
+    return re.sub(r"[\s`]+", "", text)
+
+
+def solution_lines(chapter) -> set:
+    """The non-blank lines of every SOLUTION region of solutions/, squashed, except those a student
+    is given anyway (lines of the stubs, of the lessons and of the questions' text, braces only):
+    what the student edition must never show."""
+    root = chapter.root
+    given = []
+    for s in chapter.sections:
+        for path in sorted((root / "solutions" / s.folder).glob("*.cu*")):
+            given.append(regions.make_stub(path.read_text(encoding="utf-8")))
+        try:
+            given.append(render_lesson(chapter, s.id))
+        except LessonError:
+            pass
+        given += [q.text() for q in chapter.questions(s.id)]
+    given = _squash("\n".join(given))
+    out = set()
+    for path in sorted((root / "solutions").glob("**/*.cu*")):
+        for region in regions.solution_regions(path.read_text(encoding="utf-8")):
+            for line in region.splitlines():
+                line = _squash(line)
+                if line and not re.fullmatch(r"[{}();]+", line) and line not in given:
+                    out.add(line)
+    return out
+
+
+def _admonition(kind: str, title: str, body: str, lang: str = "text", open_: bool = True) -> list:
+    """A block that unfolds (pymdownx.details) holding `body` as code."""
+    title = title.replace('"', "'")
+    return [f'???{"+" if open_ else ""} {kind} "{title}"', "",
+            *["    " + line if line else "" for line in fence(body, lang).splitlines()], ""]
+
+
+def errata_page(chapter, edition: str = "student") -> str:
+    """The book's errata, section by section: what the book says, the correction, the corrected
+    code and how the grader confirms it. The student edition shows no answer key (a {{ key.X }}
+    names the question) and no corrected code that holds a line of a SOLUTION region."""
     try:
         entries = load_errata(chapter)
     except HandoutError as e:
         raise DocsError(str(e)) from None
+    hidden = solution_lines(chapter) if edition == "student" else set()
     out = ["# The book's errata", "",
-           "What the printed chapter gets wrong, and what the workbook teaches instead. Numbers come from "
-           "the same formulas the grader checks with (`chapters/errata.toml`).", ""]
+           "What the printed chapter gets wrong, what the workbook teaches instead, and how the grader "
+           "confirms the correction: a known-wrong kernel that reproduces the book's version and that the "
+           "grader must catch (`./workbook check` fails otherwise), or a question whose key, and the loads "
+           "measured on your own kernels, the grader checks. Numbers come from the same formulas the grader "
+           "checks with (`chapters/errata.toml`); the diagnostics are real runs "
+           "([What the grader tells you](diagnostics.md)).", ""]
+    if edition == "student":
+        out += ["Answers to the sections' questions are not given here: where an erratum's number is one, "
+                "the page names the question instead.", ""]
+    out += ["| Section | Where in the book | Confirmed by |", "|---|---|---|"]
+    for e in entries:
+        s = chapter.section(e["section"])
+        kinds = ", ".join(f"{c['kind'].replace('_', ' ')} `{md_text(c['name'])}`" if c["kind"] != "test"
+                          else "a grader test" for c in e["confirmed_by"]) or "-"
+        out.append(f"| {s.id} | {md_text(e['where'])} | {kinds} |")
+    out.append("")
     for s in chapter.sections:
         mine = [e for e in entries if chapter.section(e["section"]).id == s.id]
         if not mine:
@@ -297,12 +502,22 @@ def errata_page(chapter) -> str:
         out += [f"## {s.id} {s.title}", "", f"Lesson: [{s.id} {s.title}]({LESSONS}/{s.folder}.md).", ""]
         for e in mine:
             try:
-                book = render_text(e["book"], context, "chapters/errata.toml")
-                fix = render_text(e["correction"], context, "chapters/errata.toml")
-            except LessonError as err:
+                r = render_errata_entry(chapter, e, context, edition)
+            except HandoutError as err:
                 raise DocsError(str(err)) from None
-            out += [f"### {md_text(e['where'])}", "", "**The book.** " + book.strip(), "",
-                    "**The correction.** " + fix.strip(), ""]
+            out += [f"### {md_text(e['where'])}", "", "**The book.** " + r["book"].strip(), "",
+                    "**The correction.** " + r["correction"].strip(), ""]
+            if r["corrected"]:
+                squashed = _squash(r["corrected"])
+                if any(line in squashed for line in hidden):
+                    out += ["**The corrected code** is part of this section's exercise: it is in the instructor "
+                            "edition, and the grader checks yours.", ""]
+                else:
+                    out += ["**The corrected code.**", "", fence(r["corrected"], "cuda"), ""]
+            for c in r["confirmed"]:
+                out += ["**Confirmed by** " + c["head"] + (" " + c["note"] if c["note"] else ""), ""]
+                if c["code"]:
+                    out += _admonition("example", c["code_label"], c["code"])
     return "\n".join(out)
 
 
@@ -364,7 +579,7 @@ def write_source(root: Path, chapter, edition: str, source: Path, site_dir: Path
                           encoding="utf-8")
         if not (results / "index.md").exists():
             (docs / "results" / "index.md").write_text(results_index(root, figure_files), encoding="utf-8")
-    (docs / "errata.md").write_text(errata_page(chapter), encoding="utf-8")
+    (docs / "errata.md").write_text(errata_page(chapter, edition), encoding="utf-8")
     for name, svg in figure_files.items():
         (docs / FIGURES / name).write_text(svg, encoding="utf-8")
 

@@ -226,3 +226,127 @@ def horizontal_bars(title: str, groups: list, series: list, values: dict, x_labe
         body.append(_text(lx + 20, top + si * 20 + 11, s, size=11))
     desc = "; ".join(f"{g}, {s}: {values[(g, s)]:.2f}" for g, ss in rows for s in ss)
     return _svg(lx + 120, height, title, body, desc)
+
+
+# ---------------------------------------------------------------- 2D tiles
+
+def tile_panel(label: str, cols: int, rows: int, out: tuple, ghost: list = (), padding: list = (),
+               unused: list = (), grid_x: int = 1, grid_y: int = 1, dims: dict = None) -> dict:
+    """One input tile of a 2D figure, in element coordinates (column, row) of the tile.
+
+    out: (x, y, w, h) of the block's output tile; ghost: rects of positions outside the image
+    (set to 0, never loaded); padding: rects that in memory are the pitch padding (drawn hatched
+    over the ghost cells); unused: rects loaded only to keep every load a whole vector; grid_x,
+    grid_y: the spacing of the grid lines (4 columns: one float4); dims: texts for the 'top',
+    'left', 'out' (under the output tile) and 'halo' labels."""
+    return {"label": label, "cols": cols, "rows": rows, "out": out, "ghost": list(ghost),
+            "padding": list(padding), "unused": list(unused), "grid_x": grid_x, "grid_y": grid_y,
+            "dims": dims or {}}
+
+
+def _clip(rect, cols, rows):
+    x, y, w, h = rect
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, cols), min(y + h, rows)
+    return (x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
+
+
+def tile_2d(title: str, panels: list, cell_w: float, cell_h: float, notes: list, per_row: int = 3,
+            legend: dict = None) -> str:
+    """Input tiles of a 2D kernel, side by side: each tile's halo (orange) around the output tile
+    (blue, outlined in green), ghost cells outside the image (white, dashed), pitch padding
+    (hatched) and, for vector loads, the columns loaded only for alignment (yellow). Every size is
+    the caller's, computed from the chapter's formulas; `notes` are lines printed underneath."""
+    legend = legend or {}
+    widths = [p["cols"] * cell_w for p in panels]
+    heights = [p["rows"] * cell_h for p in panels]
+    gap, left, top = 70, 20, 50
+    rows_of = [panels[k:k + per_row] for k in range(0, len(panels), per_row)]
+    body = [_text(10, 22, title, size=13, weight="bold"),
+            "<defs><pattern id='pad' width='6' height='6' patternUnits='userSpaceOnUse' "
+            "patternTransform='rotate(45)'><rect width='6' height='6' fill='#eee'/>"
+            "<line x1='0' y1='0' x2='0' y2='6' stroke='#777' stroke-width='2'/></pattern></defs>"]
+    y = top
+    fig_w = 0
+    index = 0
+    for group in rows_of:
+        x = left + 60
+        row_h = 0
+        for p in group:
+            w, h = widths[index], heights[index]
+            index += 1
+            body.append(_text(x, y + 4, p["label"], weight="bold", size=12))
+            ty = y + 40
+            cols, rows = p["cols"], p["rows"]
+            body.append(_rect(x, ty, w, h, COLOURS["halo"], stroke="none"))
+            ox, oy, ow, oh = p["out"]
+            body.append(_rect(x + ox * cell_w, ty + oy * cell_h, ow * cell_w, oh * cell_h, COLOURS["centre"], stroke="none"))
+            for r in p["unused"]:
+                r = _clip(r, cols, rows)
+                if r:
+                    body.append(_rect(x + r[0] * cell_w, ty + r[1] * cell_h, r[2] * cell_w, r[3] * cell_h,
+                                      COLOURS["cached"], stroke="none"))
+            for r in p["ghost"]:
+                r = _clip(r, cols, rows)
+                if r:
+                    body.append(_rect(x + r[0] * cell_w, ty + r[1] * cell_h, r[2] * cell_w, r[3] * cell_h,
+                                      COLOURS["ghost"], stroke="none"))
+            for r in p["padding"]:
+                r = _clip(r, cols, rows)
+                if r:
+                    body.append(_rect(x + r[0] * cell_w, ty + r[1] * cell_h, r[2] * cell_w, r[3] * cell_h,
+                                      "url(#pad)", stroke="none"))
+            lines = []
+            if p["grid_x"]:
+                for c in range(p["grid_x"], cols, p["grid_x"]):
+                    lines.append(f"M{x + c * cell_w:.1f} {ty:.1f}v{h:.1f}")
+            if p["grid_y"]:
+                for r in range(p["grid_y"], rows, p["grid_y"]):
+                    lines.append(f"M{x:.1f} {ty + r * cell_h:.1f}h{w:.1f}")
+            if lines:
+                body.append(f"<path d='{''.join(lines)}' stroke='#ffffff' stroke-opacity='0.7' stroke-width='0.6' fill='none'/>")
+            for r in p["ghost"]:
+                r = _clip(r, cols, rows)
+                if r:
+                    body.append(_rect(x + r[0] * cell_w, ty + r[1] * cell_h, r[2] * cell_w, r[3] * cell_h,
+                                      "none", stroke="#555", dash=True))
+            body.append(_rect(x + ox * cell_w, ty + oy * cell_h, ow * cell_w, oh * cell_h, "none",
+                              stroke=COLOURS["output"], extra=" stroke-width='3'"))
+            body.append(_rect(x, ty, w, h, "none", stroke="#333"))
+            dims = p["dims"]
+            if dims.get("top"):
+                body.append(_text(x + w / 2, ty - 6, dims["top"], anchor="middle", size=11))
+            if dims.get("left"):
+                cx, cy = x - 8, ty + h / 2
+                body.append(_text(cx, cy, dims["left"], anchor="middle", size=11)
+                            .replace("<text ", f"<text transform='rotate(-90 {cx:.1f} {cy:.1f})' ", 1))
+            if dims.get("out"):
+                body.append(_text(x + (ox + ow / 2) * cell_w, ty + (oy + oh / 2) * cell_h + 4, dims["out"],
+                                  anchor="middle", size=11, weight="bold", fill="#0b3954"))
+            if dims.get("bottom"):
+                body.append(_text(x + w / 2, ty + h + 16, dims["bottom"], anchor="middle", size=11))
+            x += w + gap
+            row_h = max(row_h, h + 70)
+        fig_w = max(fig_w, x)
+        y += row_h
+    items = [(COLOURS["centre"], False, legend.get("centre", "the input under the output tile")),
+             (COLOURS["halo"], False, legend.get("halo", "halo cells: input the block loads beyond its output tile")),
+             (COLOURS["ghost"], True, legend.get("ghost", "ghost cells: outside the image, set to 0, never loaded"))]
+    if any(p["padding"] for p in panels):
+        items.append(("url(#pad)", False, legend.get("padding", "pitch padding in memory: never read, never written")))
+    if any(p["unused"] for p in panels):
+        items.append((COLOURS["cached"], False, legend.get("unused", "loaded only to keep each load a whole float4")))
+    items.append(("none", False, "outline: the block's output tile"))
+    for fill, dash, label in items:
+        stroke = COLOURS["output"] if fill == "none" else "#333"
+        body.append(_rect(10, y, 14, 14, fill, stroke=stroke, dash=dash,
+                          extra=" stroke-width='3'" if fill == "none" else ""))
+        body.append(_text(30, y + 11, label, size=11))
+        y += 20
+    y += 6
+    for line in notes:
+        body.append(_text(10, y + 10, line, size=12))
+        y += 18
+    desc = title + ". " + " ".join(f"{p['label']}: {p['cols']} x {p['rows']} input tile" +
+                                   "".join(f", {v}" for v in p["dims"].values()) + "." for p in panels) + " " + " ".join(notes)
+    fig_w = max(fig_w, 10 + max([len(line) * 6.6 for line in notes + [title]] + [0]))
+    return _svg(int(fig_w + 20), int(y + 10), title, body, desc)

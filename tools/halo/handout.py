@@ -55,8 +55,16 @@ def same_params(question):
 
 # ---------------------------------------------------------------- the data of one section
 
+ERRATA_FIELDS = ("section", "where", "book", "correction")           # required strings
+ERRATA_OPTIONAL = ("corrected", "confirmed_by")
+CONFIRMATION_KINDS = ("wrong_kernel", "question", "test")
+CONFIRMATION_OPTIONAL = ("section", "loads", "note")
+
+
 def load_errata(chapter) -> list[dict]:
-    """chapters/errata.toml, checked: each entry's section exists, its text fields are strings."""
+    """chapters/errata.toml, checked: each entry's section exists, its text fields are strings,
+    and each `confirmed_by` table names exactly one thing the grader checks (a known-wrong
+    kernel, a question or a test case). Whether those names resolve is `confirmations`' job."""
     path = chapter.root / "chapters" / "errata.toml"
     where = "chapters/errata.toml"
     if not path.exists():
@@ -70,15 +78,186 @@ def load_errata(chapter) -> list[dict]:
         raise HandoutError(f"{where}: 'errata' should be an array of tables ([[errata]])")
     out = []
     for k, e in enumerate(entries, 1):
-        fields = ("section", "where", "book", "correction")
-        if not isinstance(e, dict) or set(e) != set(fields) or not all(isinstance(e[f], str) for f in fields):
-            raise HandoutError(f"{where}: entry {k} should have exactly the string fields {', '.join(fields)}")
+        fields = ERRATA_FIELDS
+        if not isinstance(e, dict) or not set(fields) <= set(e) or not set(e) <= set(fields + ERRATA_OPTIONAL) \
+                or not all(isinstance(e[f], str) for f in fields):
+            raise HandoutError(f"{where}: entry {k} should have the string fields {', '.join(fields)} "
+                               f"(and optionally {', '.join(ERRATA_OPTIONAL)})")
         try:
-            chapter.section(e["section"])
+            section = chapter.section(e["section"])
         except KeyError as err:
             raise HandoutError(f"{where}: entry {k}: {err.args[0]}") from None
-        out.append({f: e[f].strip() for f in fields})
+        if not isinstance(e.get("corrected", ""), str):
+            raise HandoutError(f"{where}: entry {k}: corrected should be a string (a code snippet)")
+        entry = {f: e[f].strip() for f in fields}
+        entry["corrected"] = e.get("corrected", "").strip("\n").rstrip()
+        entry["confirmed_by"] = [_confirmation(c, section.id, f"{where}: entry {k}: confirmed_by")
+                                 for c in _as_list(e.get("confirmed_by", []))]
+        out.append(entry)
     return out
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _confirmation(c, section_id: str, where: str) -> dict:
+    if not isinstance(c, dict):
+        raise HandoutError(f"{where}: should be a table, or an array of tables")
+    kinds = [k for k in CONFIRMATION_KINDS if k in c]
+    unknown = sorted(set(c) - set(CONFIRMATION_KINDS) - set(CONFIRMATION_OPTIONAL))
+    if len(kinds) != 1 or unknown:
+        raise HandoutError(f"{where}: each table has exactly one of {', '.join(CONFIRMATION_KINDS)}, "
+                           f"optionally {', '.join(CONFIRMATION_OPTIONAL)}" + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+    kind = kinds[0]
+    loads = c.get("loads", [])
+    if not all(isinstance(c.get(f, ""), str) for f in (kind, "section", "note")) or \
+            not isinstance(loads, list) or not all(isinstance(x, str) for x in loads):
+        raise HandoutError(f"{where}: {kind}, section and note are strings, loads a list of formula names")
+    if loads and kind != "question":
+        raise HandoutError(f"{where}: loads belongs with a question (the launch it is measured at)")
+    return {"kind": kind, "name": c[kind].strip(), "section": c.get("section", section_id),
+            "loads": list(loads), "note": c.get("note", "").strip()}
+
+
+# The diagnostics page: real output of known-wrong kernels, (section id, name) -> (heading, text).
+_DIAG_FROM = re.compile(r'^From section (\S+), known-wrong kernel "(.+?)": .*$')
+
+
+def diagnostics_shown(root) -> dict:
+    """What docs/diagnostics.md shows for each known-wrong kernel it ran: (section, name) ->
+    (its heading, the grader's output). Empty when the page is not there."""
+    path = Path(root) / "docs" / "diagnostics.md"
+    if not path.exists():
+        return {}
+    out, heading, pending = {}, "", None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if line.startswith("## "):
+            heading = line[3:].strip()
+        m = _DIAG_FROM.match(line)
+        if m:
+            pending = (m.group(1), m.group(2))
+        elif pending and line.startswith("```"):
+            end = next((j for j in range(k + 1, len(lines)) if lines[j].startswith("```")), len(lines))
+            out[pending] = (heading, "\n".join(lines[k + 1:end]))
+            pending, k = None, end
+        k += 1
+    return out
+
+
+def _test_cases(root, section) -> set:
+    names = set()
+    for src in sorted((Path(root) / "grader" / "sections" / section.folder).glob("*.c*")):
+        names |= set(re.findall(r'TEST_CASE\("((?:[^"\\]|\\.)*)"', src.read_text(encoding="utf-8")))
+    return names
+
+
+def confirmations(chapter, entry: dict, context: dict, edition: str) -> list[dict]:
+    """Each `confirmed_by` of an errata entry, resolved against the grader and rendered:
+    [{kind, name, section, head (Markdown), note (Markdown), code (text shown as a block, or ""),
+    code_label}]. HandoutError when a name does not resolve. The student edition gives no
+    answer away: a question's key and the load counts are shown as formulas, not values."""
+    root = chapter.root
+    shown = diagnostics_shown(root)
+    out = []
+    for c in entry.get("confirmed_by", []):
+        where = f"chapters/errata.toml: {entry['where']}: confirmed_by {c['kind']} {c['name']!r}"
+        try:
+            section = chapter.section(c["section"])
+        except KeyError as err:
+            raise HandoutError(f"{where}: {err.args[0]}") from None
+        item = {"kind": c["kind"], "name": c["name"], "section": section.id, "code": "", "code_label": "",
+                "note": render_text(c["note"], context, "chapters/errata.toml") if c["note"] else ""}
+        if c["kind"] in ("wrong_kernel", "test") and not (root / "grader").is_dir():
+            # A copy of the sources without the grader (chapters/ and docs/ only): nothing to resolve against.
+            item["head"] = f"{c['kind'].replace('_', ' ')} **{md_text(c['name'])}** (section {section.id}; grader/ is not in this tree)."
+        elif c["kind"] == "wrong_kernel":
+            file = f"grader/wrong/{section.folder}.toml"
+            try:
+                wrong = {w.name: w for w in wrong_kernels.load(root, section)}
+            except wrong_kernels.WrongKernelError as e:
+                raise HandoutError(str(e)) from None
+            if c["name"] not in wrong:
+                raise HandoutError(f"{where}: no known-wrong kernel of that name in {file} "
+                                   f"(its names: {'; '.join(wrong) or 'none'})")
+            w = wrong[c["name"]]
+            item["head"] = (f"the known-wrong kernel **{md_text(w.name)}** (section {section.id}, `{file}`): "
+                            f"{md_text(w.why.strip().rstrip('.'))}. `./workbook check` fails unless the grader "
+                            "catches it with the diagnostic below.")
+            if (section.id, w.name) in shown:
+                heading, text = shown[(section.id, w.name)]
+                item["code"] = text
+                item["code_label"] = f"What the grader prints (a real run, docs/diagnostics.md: {heading})"
+            else:
+                item["code"] = w.expect
+                item["code_label"] = "What the grader's output must match (a Python regular expression)"
+        elif c["kind"] == "question":
+            q = next((q for q in chapter.questions(section.id) if q.id == c["name"]), None)
+            if q is None:
+                raise HandoutError(f"{where}: section {section.id} has no question of that id")
+            key = context.get("key", {}).get(q.id) if section.id == entry_section_id(chapter, entry) else None
+            value = key if key is not None else _format(q.expected())
+            answer = f"`{q.answer_expr.strip()}`" + (f" = **{value}**" if edition == "instructor" else "")
+            head = (f"the question **`{q.id}`** ({section.id}, {md_text(' '.join(q.title.split()))}): the grader "
+                    f"checks every answer against its key, {answer}")
+            scope = q.scope()
+            launch = q.measured_ratio[0].split("@", 1)[1].split(":", 1)[0] if q.measured_ratio else ""
+            if q.measured_ratio:
+                head += (", and against the ratio of the loads it measures on the student's own kernels "
+                         f"(`{q.measured_ratio[0]}` / `{q.measured_ratio[1]}`)")
+            head += "."
+            rows = []
+            for name in c["loads"]:
+                if name not in chapter.formulas:
+                    raise HandoutError(f"{where}: loads: no formula {name!r}")
+                f = chapter.formulas[name]
+                missing = [p for p in f.params if p not in scope]
+                if missing:
+                    raise HandoutError(f"{where}: loads: {name} needs {', '.join(missing)}, which the question "
+                                       "does not give")
+                row = f"{name}({', '.join(f'{p} = {_format(scope[p])}' for p in f.params)}) = {f.expr.strip()}"
+                if edition == "instructor":
+                    row += f" = {_format(chapter.call(name, *[scope[p] for p in f.params]))}"
+                rows.append(row)
+            if rows:
+                item["code"] = "\n".join(rows)
+                item["code_label"] = ("The loads of N per block the grader expects"
+                                      + (f" at the launch `{launch}`" if launch else "") + ", from the chapter's formulas")
+            item["head"] = head
+        else:
+            cases = _test_cases(root, section)
+            if c["name"] not in cases:
+                raise HandoutError(f"{where}: no TEST_CASE of that name in grader/sections/{section.folder}/")
+            item["head"] = f"the grader's test **{md_text(c['name'])}** (`grader/sections/{section.folder}/`)."
+        out.append(item)
+    return out
+
+
+def entry_section_id(chapter, entry) -> str:
+    return chapter.section(entry["section"]).id
+
+
+def student_context(context: dict) -> dict:
+    """A placeholder context for the student edition: each {{ key.X }} names the question X
+    instead of giving its answer."""
+    return {**context, "key": {qid: f"*[the answer to `{qid}`]*" for qid in context.get("key", {})}}
+
+
+def render_errata_entry(chapter, entry: dict, context: dict, edition: str = "instructor") -> dict:
+    """One errata entry with its placeholders filled: where, book, correction (Markdown), corrected
+    (code), confirmed (see `confirmations`)."""
+    ctx = context if edition == "instructor" else student_context(context)
+    try:
+        return {"where": entry["where"],
+                "book": render_text(entry["book"], ctx, "chapters/errata.toml"),
+                "correction": render_text(entry["correction"], ctx, "chapters/errata.toml"),
+                "corrected": render_text(entry.get("corrected", ""), ctx, "chapters/errata.toml"),
+                "confirmed": confirmations(chapter, entry, ctx, edition)}
+    except LessonError as e:
+        raise HandoutError(str(e)) from None
 
 
 def _questions(chapter, section_id, params_for):
@@ -238,9 +417,7 @@ def section_data(chapter, section_id, edition, params_for=same_params, errata=No
             "references": [{"path": f"solutions/{section.folder}/{p.name}", "code": p.read_text()}
                            for p in _kernel_files(chapter, section)],
             "formulas": formulas, "launches": launches, "mistakes": mistakes,
-            "errata": [{"where": e["where"],
-                        "book": render_text(e["book"], context, "chapters/errata.toml"),
-                        "correction": render_text(e["correction"], context, "chapters/errata.toml")}
+            "errata": [render_errata_entry(chapter, e, context, "instructor")
                        for e in (errata if errata is not None else load_errata(chapter))
                        if chapter.section(e["section"]).id == section.id],
         })

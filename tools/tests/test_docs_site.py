@@ -118,6 +118,15 @@ class BuildTest(unittest.TestCase):
         self.assertEqual([list(x.values())[0] for x in lessons],
                          [f"{docs_site.LESSONS}/{s.folder}.md" for s in CHAPTER.sections])
 
+    def test_the_nav_has_the_instructor_guide(self):
+        for edition in docs_site.EDITIONS:
+            site(self, edition)
+            config = json.loads((source(edition).parent / "mkdocs.yml").read_text(encoding="utf-8"))
+            self.assertIn({"Instructor guide": "instructor.md"}, config["nav"], edition)
+            self.assertTrue((built()[edition][3] / "instructor.html").is_file())
+        page = html_text((built()["student"][3] / "instructor.html").read_text(encoding="utf-8"))[0]
+        self.assertIn("Grading a folder of submissions", page)
+
     def test_a_broken_link_fails_the_build(self):
         # A copy of the sources with one broken link: --strict must refuse it, so the
         # builds above prove something.
@@ -141,12 +150,23 @@ class BuildTest(unittest.TestCase):
         svgs = sorted((folder / docs_site.FIGURES).glob("*.svg"))
         names = {p.name for p in svgs}
         self.assertTrue({"tiles-7.2.svg", "tiles-7.4.svg", "tiles-7.5.svg", "reduction-ratio-7.6.svg",
+                         "tiles-2d-7.6.svg", "tiles-2d-7.8.svg", "tiles-2d-7.9.svg",
                          "gpu-bandwidth-fractions.svg"} <= names, names)
         pages = "\n".join(p.read_text(encoding="utf-8") for p in folder.rglob("*.html"))
         for p in svgs:
             with self.subTest(svg=p.name):
                 self.assertTrue(ET.parse(p).getroot().tag.endswith("svg"))
                 self.assertIn(f"{docs_site.FIGURES}/{p.name}", pages)
+
+    def test_each_measured_heat_map_is_on_its_lesson_page(self):
+        from halo.figures_heatmap import heatmap_entries, heatmap_slug
+        folder = site(self, "student")
+        entries = heatmap_entries(REPO_ROOT / docs_site.HEATMAPS)
+        self.assertGreaterEqual(len(entries), 5)
+        for e in entries:
+            with self.subTest(kernel=e["kernel"]):
+                page = folder / docs_site.LESSONS / f"{CHAPTER.section(e['section']).folder}.html"
+                self.assertIn(f"{docs_site.FIGURES}/{heatmap_slug(e)}.svg", page.read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------- no solution in the student build
@@ -247,6 +267,163 @@ class NumbersTest(unittest.TestCase):
             self.assertAlmostEqual(v, CHAPTER.call(docs_site.RATIO_FORMULA, t, m), delta=1e-6 * v)
         asked = {(q.params.get("T"), q.params.get("Mask_Width")) for q in CHAPTER.questions(docs_site.RATIO_SECTION)}
         self.assertEqual(set(cells) & asked, set(), "the student chart shows ratios the questions ask for")
+
+
+# ---------------------------------------------------------------- 2D tile figures
+
+def _svg_numbers(svg_text):
+    """The numbers a reader sees in an SVG: those of its text elements, title and desc."""
+    root = ET.fromstring(svg_text)
+    text = " ".join("".join(e.itertext()) for e in root.iter() if e.tag.split("}")[-1] in ("text", "title", "desc"))
+    return text, {float(n) for n in NUMBER.findall(text)}
+
+
+def _given(section_id):
+    """The numbers a student reads anyway: the lesson's and the questions' texts."""
+    text = render_lesson(CHAPTER, section_id) + " ".join(q.text() for q in CHAPTER.questions(section_id))
+    return {round(float(n), 6) for n in NUMBER.findall(text)}
+
+
+def _keys(section_id):
+    """The section's answers that the student does not read anyway (7.6's ratio at T = 16,
+    Mask_Width = 5 is 16, which is also O_TILE_WIDTH)."""
+    out = set()
+    for q in CHAPTER.questions(section_id):
+        v = q.expected()
+        out |= {round(float(x), 6) for x in (v if isinstance(v, (list, tuple)) else [v])}
+    return out - _given(section_id)
+
+
+class TileFigures2DTest(unittest.TestCase):
+    def test_each_2d_lesson_embeds_its_tile_figure(self):
+        for edition in docs_site.EDITIONS:
+            for sid in docs_site.TILE_2D_FIGURES:
+                s = CHAPTER.section(sid)
+                with self.subTest(edition=edition, section=sid):
+                    svg = site(self, edition) / docs_site.FIGURES / f"tiles-2d-{sid}.svg"
+                    self.assertTrue(ET.parse(svg).getroot().tag.endswith("svg"))
+                    self.assertIn(f"../{docs_site.FIGURES}/tiles-2d-{sid}.svg", lesson_html(self, edition, s))
+                    page = (source(edition) / docs_site.LESSONS / f"{s.folder}.md").read_text(encoding="utf-8")
+                    _, heading = docs_site.TILE_2D_FIGURES[sid]
+                    self.assertLess(page.index(f"tiles-2d-{sid}.svg"), page.index(heading))
+
+    def test_the_sizes_come_from_the_chapter_data(self):
+        d = CHAPTER.define_values()
+        f76 = CHAPTER.measurements["ratio_2d_t16_m5"].fields
+        f78 = CHAPTER.measurements["tiled_2d_large"].fields
+        f79 = CHAPTER.measurements["sol_loads_large"].fields
+        r78, r79 = CHAPTER.call("radius", f78["Mask_Width"]), CHAPTER.call("radius", f79["Mask_Width"])
+        expected = {
+            "7.6": [f"O_TILE_WIDTH = {docs_site._fmt(f76['T'])}",
+                    f"BLOCK_WIDTH = {docs_site._fmt(CHAPTER.call('tiled_2d_block_width', f76['T'], f76['Mask_Width']))}",
+                    f"width = {docs_site._fmt(f76['width'])}"],
+            "7.8": [f"IN_TILE_DIM = {docs_site._fmt(d['IN_TILE_DIM'])}",
+                    f"OUT_TILE_DIM = {docs_site._fmt(CHAPTER.call('tiled_in_2d_out_tile_dim', d['IN_TILE_DIM'], r78))}"],
+            "7.9": [f"{docs_site._fmt(CHAPTER.call('sol_tile_width', d['SOL_BLOCK_X']))} output columns",
+                    f"+ {docs_site._fmt(CHAPTER.call('sol_halo_columns', r79))} halo columns",
+                    f"{docs_site._fmt(d['SOL_ROWS_PER_THREAD'])} rows"],
+        }
+        for sid, needles in expected.items():
+            text, _ = _svg_numbers(docs_site.tile_2d_figure(CHAPTER, sid, "student")[0])
+            for needle in needles:
+                with self.subTest(section=sid, needle=needle):
+                    self.assertIn(needle, text)
+        # the input tile's drawn width is the formula's: BLOCK_WIDTH cells of 11 px
+        svg = docs_site.tile_2d_figure(CHAPTER, "7.6", "student")[0]
+        bw = CHAPTER.call("tiled_2d_block_width", f76["T"], f76["Mask_Width"])
+        self.assertIn(f"width='{bw * 11:.1f}'", svg)
+
+    def test_the_student_figures_state_no_answer(self):
+        # Every number of a student figure is checked against every key of its section: none may
+        # show; the instructor figure states the load counts, which are formula values.
+        for sid in docs_site.TILE_2D_FIGURES:
+            with self.subTest(section=sid):
+                _, student = _svg_numbers(docs_site.tile_2d_figure(CHAPTER, sid, "student")[0])
+                _, instructor = _svg_numbers(docs_site.tile_2d_figure(CHAPTER, sid, "instructor")[0])
+                keys = _keys(sid)
+                self.assertEqual({round(n, 6) for n in student} & keys, set())
+                self.assertGreater(len(instructor - student), 0)
+
+    def test_a_figure_with_an_answer_would_be_found(self):
+        sid = "7.9"
+        key = CHAPTER.questions(sid)[3].expected()  # loads_internal_block
+        _, numbers = _svg_numbers(docs_site.tile_2d_figure(CHAPTER, sid, "instructor")[0])
+        self.assertIn(round(float(key), 6), {round(n, 6) for n in numbers})
+
+
+# ---------------------------------------------------------------- errata
+
+class ErrataTest(unittest.TestCase):
+    def test_every_entry_is_confirmed_by_something_the_grader_checks_and_the_names_resolve(self):
+        from halo import handout, wrong_kernels
+        entries = handout.load_errata(CHAPTER)
+        self.assertGreaterEqual(len(entries), 10)
+        for e in entries:
+            with self.subTest(where=e["where"]):
+                self.assertTrue(e["confirmed_by"], "an erratum the grader does not confirm")
+                self.assertTrue(e["corrected"], "an erratum without corrected code")
+                context = docs_site.lesson_context(CHAPTER, CHAPTER.section(e["section"]).id)
+                resolved = handout.confirmations(CHAPTER, e, context, "instructor")  # raises when a name is unknown
+                self.assertEqual(len(resolved), len(e["confirmed_by"]))
+                for c in e["confirmed_by"]:
+                    s = CHAPTER.section(c["section"])
+                    if c["kind"] == "wrong_kernel":
+                        self.assertIn(c["name"], [w.name for w in wrong_kernels.load(REPO_ROOT, s)])
+                    elif c["kind"] == "question":
+                        self.assertIn(c["name"], [q.id for q in CHAPTER.questions(s.id)])
+                    else:
+                        sources = "".join(p.read_text() for p in (REPO_ROOT / "grader" / "sections" / s.folder).glob("*.c*"))
+                        self.assertIn(f'TEST_CASE("{c["name"]}"', sources)
+
+    def test_an_unknown_wrong_kernel_is_refused(self):
+        from halo import handout
+        e = dict(handout.load_errata(CHAPTER)[1])
+        e["confirmed_by"] = [dict(e["confirmed_by"][0], name="no such mistake")]
+        with self.assertRaises(handout.HandoutError) as caught:
+            handout.confirmations(CHAPTER, e, docs_site.lesson_context(CHAPTER, e["section"]), "student")
+        self.assertIn("no such mistake", str(caught.exception))
+
+    def test_the_errata_page_shows_book_correction_code_and_confirmation(self):
+        from halo import handout
+        for edition in docs_site.EDITIONS:
+            page = html_text((site(self, edition) / "errata.html").read_text(encoding="utf-8"))[0]
+            for e in handout.load_errata(CHAPTER):
+                with self.subTest(edition=edition, where=e["where"]):
+                    self.assertIn(e["where"], page)
+                    for c in e["confirmed_by"]:
+                        self.assertIn(c["name"], page)
+            self.assertEqual(len(re.findall(r"Confirmed by\s+the", page)),
+                             sum(len(e["confirmed_by"]) for e in handout.load_errata(CHAPTER)))
+            self.assertIn("write to an input: write to N[row 0][col 0]", page)  # a real run, docs/diagnostics.md
+        # the corrected code: in the instructor edition whole; in the student edition only where it
+        # holds no line of a SOLUTION region
+        instructor = (source("instructor") / "errata.md").read_text(encoding="utf-8")
+        student = (source("student") / "errata.md").read_text(encoding="utf-8")
+        for e in handout.load_errata(CHAPTER):
+            plain = [line.strip() for line in e["corrected"].splitlines() if "{{" not in line]
+            self.assertIn(plain[-1], instructor)
+        self.assertIn("is part of this section's exercise", student)
+        self.assertIn("int tileRow = int(threadIdx.y) - r + fRow;", student)
+
+    def test_the_student_errata_page_gives_no_answer_away(self):
+        from halo import handout
+        student = (source("student") / "errata.md").read_text(encoding="utf-8")
+        instructor = (source("instructor") / "errata.md").read_text(encoding="utf-8")
+        asked = set()
+        for e in handout.load_errata(CHAPTER):
+            sid = CHAPTER.section(e["section"]).id
+            texts = e["book"] + e["correction"] + "".join(c["note"] for c in e["confirmed_by"])
+            ids = set(re.findall(r"\{\{\s*key\.(\w+)\s*\}\}", texts))
+            ids |= {c["name"] for c in e["confirmed_by"] if c["kind"] == "question" and c["section"] in (sid, e["section"])}
+            for q in CHAPTER.questions(sid):
+                if q.id in ids and round(float(q.expected()), 6) in _keys(sid):
+                    asked.add(docs_site._fmt(q.expected()))
+        self.assertGreaterEqual(len(asked), 5)
+        for value in asked:
+            with self.subTest(value=value):
+                pattern = r"(?<![\d.])" + re.escape(value) + r"(?![\d])"
+                self.assertIsNone(re.search(pattern, student), f"{value} is on the student errata page")
+                self.assertIsNotNone(re.search(pattern, instructor), f"{value} is not in the instructor key")
 
 
 # ---------------------------------------------------------------- hints
