@@ -34,6 +34,7 @@ from . import expressions as ex
 from . import figures, pydeps, regions
 from .handout import HandoutError, fence, load_errata, md_text, render_errata_entry, working
 from .lesson import LessonError, lesson_context, render_lesson
+from .paths import is_inside
 from .sync import KERNEL_SUFFIXES
 
 EDITIONS = ("student", "instructor")
@@ -618,14 +619,6 @@ def write_source(root: Path, chapter, edition: str, source: Path, site_dir: Path
     return config_path
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-        return True
-    except ValueError:
-        return False
-
-
 def source_dir(root, edition: str, output: Path) -> Path:
     """The MkDocs source tree of a build: build/docs-site/<edition> for the default output, and a
     folder of its own for any other (two builds to different places never share one)."""
@@ -642,7 +635,7 @@ def build(root, chapter, edition="student", output=None, quiet=False) -> Path:
     if not output.is_absolute():
         output = Path.cwd() / output
     for tree in ("exercises", "solutions", "chapters", "docs", "tools", "grader"):
-        if _inside(output, root / tree):
+        if is_inside(output, root / tree):
             raise DocsError(f"--output {output} is inside {tree}/: the site never goes there "
                             f"(the default is {DEFAULT_OUTPUT[edition]}/)")
     config = write_source(root, chapter, edition, source_dir(root, edition, output), output)
@@ -655,7 +648,7 @@ def build(root, chapter, edition="student", output=None, quiet=False) -> Path:
     if p.returncode != 0 or warnings:
         raise DocsError(f"mkdocs build --strict failed ({config}):\n{log}")
     if not quiet:
-        shown = output.relative_to(root) if _inside(output, root) else output
+        shown = output.relative_to(root) if is_inside(output, root) else output
         print(f"wrote the {edition} site to {shown}/ (open {shown}/index.html)")
     return output
 

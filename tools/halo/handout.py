@@ -28,6 +28,7 @@ from typing import Callable, Optional
 from . import expressions as ex
 from . import pydeps, regions, wrong_kernels
 from .lesson import LessonError, lesson_context, lesson_path, render_text
+from .paths import is_inside
 from .sync import KERNEL_SUFFIXES
 from .tomlcompat import TOMLDecodeError, load_toml
 
@@ -523,14 +524,6 @@ def handouts(chapter, section_ids, edition, params_for=same_params, whole_chapte
     return out
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-        return True
-    except ValueError:
-        return False
-
-
 def _pages(pdf: Path) -> Optional[int]:
     """The page count pdfinfo reads from the PDF (a check that it opens); None without poppler."""
     if not shutil.which("pdfinfo"):
@@ -566,7 +559,7 @@ def run(root, chapter, section_ids, edition="student", formats=FORMATS, output=N
     if not output.is_absolute():
         output = Path.cwd() / output
     for tree in ("exercises", "solutions", "chapters"):
-        if _inside(output, root / tree):
+        if is_inside(output, root / tree):
             raise HandoutError(f"--output {output} is inside {tree}/: handouts never go there "
                                f"(the default is {DEFAULT_OUTPUT}/)")
     unknown = [f for f in formats if f not in FORMATS]
@@ -593,7 +586,7 @@ def run(root, chapter, section_ids, edition="student", formats=FORMATS, output=N
                 write_pdf(html, pdf)
                 pages = _pages(pdf)
                 written.append(f"pdf, {pages} pages" if pages else "pdf")
-        shown = folder.relative_to(root) if _inside(folder, root) else folder
+        shown = folder.relative_to(root) if is_inside(folder, root) else folder
         print(f"wrote {shown}/{h.stem} ({', '.join(written)})", flush=True)
     return 0
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import toolchain
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "build" / ".deps" / "python"
 
@@ -99,17 +101,6 @@ def _installed(package):
     return p.returncode == 0 and p.stdout.strip() == "installed"
 
 
-def _can_install():
-    """The prefix to run apt-get with ([] as root, sudo -n with password-less sudo), or None."""
-    if not shutil.which("apt-get"):
-        return None
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        return []
-    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
-        return ["sudo", "-n"]
-    return None
-
-
 def ensure_apt(packages, why=""):
     """True when every Debian package is installed, installing the missing ones with apt-get
     when we may; otherwise False after printing the command to run. `why` says what they are
@@ -124,19 +115,14 @@ def ensure_apt(packages, why=""):
     if not missing:
         return True
     what = f" ({why})" if why else ""
-    prefix = _can_install()
+    prefix = toolchain.can_install()
     if prefix is None:
         print(f"halo: missing the system packages {' '.join(missing)}{what}. Install them with:\n\n"
               f"    sudo apt-get install -y {' '.join(missing)}\n", file=sys.stderr)
         return False
     print(f"halo: installing {' '.join(missing)}{what} with apt-get ...", flush=True)
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for cmd in (prefix + ["apt-get", "update", "-q"], prefix + ["apt-get", "install", "-y", "-q"] + missing):
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        if p.returncode != 0:
-            print(p.stdout[-2000:] + p.stderr[-2000:], file=sys.stderr)
-            print(f"halo: `{' '.join(cmd)}` failed; install {' '.join(missing)} and run this again", file=sys.stderr)
-            return False
+    if not toolchain.apt_get_install(prefix, missing):
+        return False
     still = [p for p in missing if not _installed(p)]
     if still:
         print(f"halo: still missing after apt-get: {' '.join(still)}", file=sys.stderr)

@@ -89,7 +89,20 @@ def inspect():
     return tc
 
 
-def _can_install():
+def apt_get_install(prefix, packages):
+    """apt-get update and install `packages` (prefix: from can_install()); False, after printing
+    apt's output and the one command to run by hand, when either step fails."""
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for cmd in (prefix + ["apt-get", "update", "-q"], prefix + ["apt-get", "install", "-y", "-q"] + list(packages)):
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stdout[-3000:] + p.stderr[-3000:], file=sys.stderr)
+            print(f"halo: `{' '.join(cmd)}` failed; install {' '.join(packages)} and run this again", file=sys.stderr)
+            return False
+    return True
+
+
+def can_install():
     if not shutil.which("apt-get"):
         return None
     if os.geteuid() == 0:
@@ -106,7 +119,7 @@ def ensure(quiet=False):
         return tc
     packages = sorted({pkg for _, pkg in tc.missing})
     what = ", ".join(w for w, _ in tc.missing)
-    prefix = _can_install()
+    prefix = can_install()
     if prefix is None:
         print(f"halo: missing {what}.", file=sys.stderr)
         if shutil.which("apt-get"):
@@ -116,12 +129,8 @@ def ensure(quiet=False):
                   "Boost.Context and doctest (macOS: brew install llvm cmake ninja boost doctest).", file=sys.stderr)
         sys.exit(2)
     print(f"halo: installing {what} ({' '.join(packages)}) with apt-get...", flush=True)
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for cmd in (prefix + ["apt-get", "update", "-q"], prefix + ["apt-get", "install", "-y", "-q"] + packages):
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        if p.returncode != 0:
-            print(p.stdout[-3000:] + p.stderr[-3000:], file=sys.stderr)
-            sys.exit(f"halo: `{' '.join(cmd)}` failed; install {' '.join(packages)} and run this again")
+    if not apt_get_install(prefix, packages):
+        sys.exit(2)
     tc = inspect()
     if tc.missing:
         sys.exit(f"halo: still missing after installing: {', '.join(w for w, _ in tc.missing)}")
