@@ -358,20 +358,14 @@ def lesson_page(chapter, section, edition: str, figure_files: dict) -> str:
     lesson = rewrite_links(lesson, f"chapters/{section.folder}", page, root)
     if not lesson.lstrip().startswith("# "):
         lesson = f"# {section.id} {section.title}\n\n" + lesson
-    tile = tile_figure(chapter, section.id, edition)
-    if tile:
-        svg, caption, heading = tile
-        name = f"tiles-{section.id}.svg"
-        figure_files[name] = svg
-        lesson = _insert_before(lesson, heading,
-                                _figure_md(name, f"Input and output tiles of section {section.id}", caption, 1))
-    tile2d = tile_2d_figure(chapter, section.id, edition)
-    if tile2d:
-        svg, caption, heading = tile2d
-        name = f"tiles-2d-{section.id}.svg"
-        figure_files[name] = svg
-        lesson = _insert_before(lesson, heading,
-                                _figure_md(name, f"Input and output tiles of section {section.id}", caption, 1))
+    for prefix, figure in (("tiles", tile_figure), ("tiles-2d", tile_2d_figure)):
+        drawn = figure(chapter, section.id, edition)
+        if drawn:
+            svg, caption, heading = drawn
+            name = f"{prefix}-{section.id}.svg"
+            figure_files[name] = svg
+            lesson = _insert_before(lesson, heading,
+                                    _figure_md(name, f"Input and output tiles of section {section.id}", caption, 1))
     if section.id == RATIO_SECTION and RATIO_FORMULA in chapter.formulas:
         svg, caption, table = ratio_figure(chapter, edition)
         name = f"reduction-ratio-{section.id}.svg"

@@ -131,18 +131,31 @@ TEST_CASE("runtime / threads waiting at a barrier others never reach are reporte
             " while 32 have already returned");
 }
 
-TEST_CASE("runtime / pitched images: padding is off limits, rows are named") {
-  const int width = 37, height = 5;
+// Two width x height pitched images of floats, named "in" (read-only) and "out", as the
+// tests of images use them; both have the same pitch.
+struct PitchedPair {
   void* raw_in = nullptr;
   void* raw_out = nullptr;
-  size_t pitch = 0, pitch2 = 0;
-  REQUIRE(cudaMallocPitch(&raw_in, &pitch, width * sizeof(float), height) == cudaSuccess);
-  REQUIRE(cudaMallocPitch(&raw_out, &pitch2, width * sizeof(float), height) == cudaSuccess);
+  size_t pitch = 0;
+  PitchedPair(int width, int height) {
+    size_t pitch2 = 0;
+    REQUIRE(cudaMallocPitch(&raw_in, &pitch, width * sizeof(float), height) == cudaSuccess);
+    REQUIRE(cudaMallocPitch(&raw_out, &pitch2, width * sizeof(float), height) == cudaSuccess);
+    REQUIRE(pitch2 == pitch);
+    halo::cpu::name_array(raw_in, "in", sizeof(float), true);
+    halo::cpu::name_array(raw_out, "out", sizeof(float), false);
+    halo::cpu::describe_image(raw_in, width, height);
+    halo::cpu::describe_image(raw_out, width, height);
+  }
+};
+
+TEST_CASE("runtime / pitched images: padding is off limits, rows are named") {
+  const int width = 37, height = 5;
+  const PitchedPair images(width, height);
+  void* raw_in = images.raw_in;
+  void* raw_out = images.raw_out;
+  const size_t pitch = images.pitch;
   CHECK(pitch == 512);
-  halo::cpu::name_array(raw_in, "in", sizeof(float), true);
-  halo::cpu::name_array(raw_out, "out", sizeof(float), false);
-  halo::cpu::describe_image(raw_in, width, height);
-  halo::cpu::describe_image(raw_out, width, height);
   std::vector<float> host(size_t(width) * height, 2.5f);
   REQUIRE(cudaMemcpy2D(raw_in, pitch, host.data(), width * sizeof(float), width * sizeof(float), height,
                        cudaMemcpyHostToDevice) == cudaSuccess);
@@ -390,15 +403,10 @@ TEST_CASE("runtime / per-element counts: a float4 access counts each of its four
 
 TEST_CASE("runtime / per-element counts of a pitched image give the padding slots of its own") {
   const int width = 37, height = 5;
-  void* raw_in = nullptr;
-  void* raw_out = nullptr;
-  size_t pitch = 0, pitch2 = 0;
-  REQUIRE(cudaMallocPitch(&raw_in, &pitch, width * sizeof(float), height) == cudaSuccess);
-  REQUIRE(cudaMallocPitch(&raw_out, &pitch2, width * sizeof(float), height) == cudaSuccess);
-  halo::cpu::name_array(raw_in, "in", sizeof(float), true);
-  halo::cpu::name_array(raw_out, "out", sizeof(float), false);
-  halo::cpu::describe_image(raw_in, width, height);
-  halo::cpu::describe_image(raw_out, width, height);
+  const PitchedPair images(width, height);
+  void* raw_in = images.raw_in;
+  void* raw_out = images.raw_out;
+  const size_t pitch = images.pitch;
   const int pitch_elems = int(pitch / sizeof(float));
   halo::cpu::set_count_per_element(true);
   const cudaError_t err = halo::launch(pitched_copy, dim3(1, 1), dim3(64, 8), static_cast<const float*>(raw_in),
