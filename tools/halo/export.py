@@ -9,7 +9,8 @@ def run(root, chapter, args):
         return export_gradescope.run(root, chapter, args.results, args.out, args.execution_time, args.preamble)
     if args.target == "gradescope-autograder":
         from . import export_autograder
-        return export_autograder.run(root, args.out)
+        # getattr: --allow-dirty is declared in cli.py; without it the export refuses dirty stubs.
+        return export_autograder.run(root, args.out, getattr(args, "allow_dirty", False))
     if args.target == "classroom":
         from . import export_classroom
         return export_classroom.run(root, chapter, args.out)

@@ -2,66 +2,156 @@
 assignment's autograder, and the rules by which run_autograder reads a submission.
 
 The zip's root holds setup.sh and run_autograder (from tools/halo/autograder/) and halo/, a
-copy of this repository, which Gradescope unpacks to /autograder/source/halo. The copy leaves
-out solutions/: student code is compiled and run inside the grading container, and a kernel
-that could `#include` the reference solution would grade itself. Nothing in `./workbook grade`
-reads solutions/ (the exercises' stubs, the tests and the chapter's formulas are all it needs).
+copy of this repository, which Gradescope unpacks to /autograder/source/halo.
+
+The copy is the last commit (`git archive HEAD`), never the working tree: what students are
+graded against is then a version someone committed and can name, not whatever an editor left
+unsaved. Uncommitted changes to the stubs refuse the export (--allow-dirty overrides); other
+uncommitted changes are named in a warning.
+
+The copy carries no reference kernel text (EXCLUDED says what is left out and why): student
+code is compiled and run inside the grading container, where it could read, #include or print
+any file of the copy.
 """
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import time
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 TEMPLATES = Path(__file__).resolve().parent / "autograder"
 ROOT_FILES = ("setup.sh", "run_autograder")
-# Left out of the copy: the reference kernels (see above), and what is never source.
-EXCLUDED_TOP = ("solutions", "build", ".git", ".venv", ".halo-backups")
-EXCLUDED_NAMES = ("__pycache__", "course.toml", "compile_commands.json")
+TEMPLATES_IN_REPO = "tools/halo/autograder"  # where the zip's root files come from, in HEAD
 # What a student may send besides kernels: a file of another kind is reported as ignored.
 SUBMITTED_SUFFIXES = (".cu", ".cuh", ".toml", ".cpp", ".hpp", ".h")
 IGNORED_SHOWN = 10  # a zip of a whole repository must not bury the note
 
+# Left out of the zip, and why. Grading needs only what `./workbook grade --exercises DIR` and
+# `./workbook export gradescope` read: CMake in grade mode (grader/CMakeLists.txt and
+# grader/cmake/, which build grader/cpu, grader/include, grader/testing and grader/sections and
+# nothing below), chapters/manifest.toml and chapters/*/questions.toml, the stubs and the
+# Python tools the grade run imports. A folder ends with "/".
+EXCLUDED = {
+    "solutions/": "the reference kernels and answer keys themselves",
+    "grader/wrong/": "known-wrong kernels, written as edits of the reference kernels (each quotes "
+                     "the reference lines it changes); only `./workbook check` builds them",
+    "grader/bench/": "benchmarks: speed_of_light/ holds the 7.9 kernel's steps v0-v2, the rest "
+                     "compiles solutions/; only check mode builds them",
+    "grader/cpu/tests/": "the runtime's own tests, only built in check mode; their kernels share "
+                         "lines with the references (7.2's thread index line)",
+    "chapters/errata.toml": "the errata's corrected code holds lines of the SOLUTION regions (the "
+                            "student docs hide them); read by handouts, docs and the diagnostics "
+                            "page, never by grading",
+    "tools/halo/numba_sim/": "the 7.2 and 7.4 reference kernels written line for line for Numba; "
+                             "only `./workbook bench --cpu` runs them",
+    "tools/halo/bench_loop.py": "quotes 7.4's inner loop, the line it edits and times; only "
+                                "`./workbook bench --loop` imports it",
+    "tools/tests/": "the tools' unit tests quote reference lines (test_bench_cpu.py the 7.4 loop, "
+                    "test_docs_site.py a 7.8 line); only `./workbook check` runs them",
+    # Never source, should one be committed by mistake.
+    "build/": "build output",
+    ".venv/": "a local virtual environment",
+    ".halo/": "local state",
+    ".halo-backups/": "copies `./workbook reset` keeps",
+}
+# Left out wherever they are: the course secret, and what a build or Python writes.
+EXCLUDED_NAMES = ("course.toml", "compile_commands.json", "__pycache__")
+EXCLUDED_SUFFIXES = (".pyc",)
 
-def _excluded(rel):
-    parts = Path(rel).parts
-    return not parts or parts[0] in EXCLUDED_TOP or any(p in EXCLUDED_NAMES or p.endswith(".pyc") for p in parts)
+# Uncommitted changes to these refuse the export: they are what students start from.
+STUB_PATTERNS = ("exercises/*/*.cu", "exercises/*/answers.toml")
+# Uncommitted changes elsewhere in these are named in a warning (the zip has HEAD's version).
+WATCHED = ("exercises", "chapters", "grader", "tools", "workbook", "CMakeLists.txt", "CMakePresets.json")
 
 
-def repository_files(root):
-    """The repository's files (relative paths) as git sees them, tracked and new, minus the
-    excluded ones; without git (a copy, say), every file under root but the excluded ones."""
-    root = Path(root)
+class ExportError(Exception):
+    """Why the zip cannot be built (the message is for the user)."""
+
+
+def excluded(rel):
+    """True when the repository path `rel` (relative, with /) stays out of the zip."""
+    path = PurePosixPath(rel)
+    if any(p in EXCLUDED_NAMES for p in path.parts) or rel.endswith(EXCLUDED_SUFFIXES):
+        return True
+    return any(rel == e or (e.endswith("/") and rel.startswith(e)) for e in EXCLUDED)
+
+
+def _git(root, *args):
+    p = subprocess.run(["git", "-C", str(root), *args], capture_output=True)
+    if p.returncode != 0:
+        raise ExportError(f"git {' '.join(args)} failed: {p.stderr.decode(errors='replace').strip()}")
+    return p.stdout
+
+
+def _check_checkout(root):
+    if not (Path(root) / ".git").exists():
+        raise ExportError(f"{root} is not a git checkout (no .git): the autograder zip is built from the "
+                          "last commit, so export from a clone of the repository")
     try:
-        p = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           capture_output=True, text=True, check=True)
-        names = sorted({n for n in p.stdout.split("\0") if n})
-    except (OSError, subprocess.CalledProcessError):
-        names = sorted(str(Path(d, f).relative_to(root)) for d, _, fs in os.walk(root) for f in fs)
-    # git lists a tracked file deleted in the working tree too; links are not copied.
-    return [n for n in names if not _excluded(n) and (root / n).is_file() and not (root / n).is_symlink()]
+        _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except ExportError:
+        raise ExportError(f"{root} has no commit yet: the autograder zip is built from the last commit") from None
+
+
+def uncommitted(root):
+    """The watched paths whose working-tree state differs from HEAD: changed, staged, deleted
+    or new (untracked, not ignored). Sorted, relative, with /."""
+    changed = _git(root, "diff", "--name-only", "--no-renames", "-z", "HEAD", "--", *WATCHED)
+    new = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", *WATCHED)
+    return sorted({n for n in (changed + new).decode().split("\0") if n})
+
+
+def is_stub(rel):
+    path = PurePosixPath(rel)
+    return any(path.match(p) and len(path.parts) == 3 for p in STUB_PATTERNS)
+
+
+def committed_files(root):
+    """[(path, mode, mtime, bytes)] of HEAD's regular files, from `git archive` (links, which
+    the zip never held, are left out)."""
+    data = _git(root, "archive", "--format=tar", "HEAD")
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        return [(m.name, m.mode, m.mtime, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]
+
+
+def _add(z, name, mode, mtime, data):
+    info = zipfile.ZipInfo(name, time.localtime(max(mtime, 315532800))[:6])  # zip dates start in 1980
+    # Git knows only "executable or not"; git archive writes 0775/0664. Write what unzip should
+    # give: run_autograder and ./workbook executable, nothing group-writable.
+    info.external_attr = (0o100000 | (0o755 if mode & 0o111 else 0o644)) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, data)
 
 
 def build_zip(root, out):
-    """Writes the autograder zip; returns the number of repository files it carries."""
+    """Writes the autograder zip from HEAD of the checkout at `root` (no check of the working
+    tree: run() does that); returns the number of repository files it carries."""
     root, out = Path(root), Path(out)
+    _check_checkout(root)
+    files = committed_files(root)
+    by_name = {name: (mode, mtime, data) for name, mode, mtime, data in files}
+    missing = [n for n in ROOT_FILES if f"{TEMPLATES_IN_REPO}/{n}" not in by_name]
+    if missing:
+        raise ExportError(f"{', '.join(missing)} not committed in {TEMPLATES_IN_REPO}/")
+    kept = [f for f in files if not excluded(f[0])]
     out.parent.mkdir(parents=True, exist_ok=True)
-    files = repository_files(root)
     tmp = out.with_name(out.name + ".partial")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-        for name in ROOT_FILES:  # ZipFile.write keeps the Unix mode: both stay executable
-            z.write(TEMPLATES / name, name)
-        for rel in files:
-            z.write(root / rel, f"halo/{rel}")
+    with zipfile.ZipFile(tmp, "w") as z:
+        for name in ROOT_FILES:
+            _add(z, name, *by_name[f"{TEMPLATES_IN_REPO}/{name}"])
+        for name, mode, mtime, data in kept:
+            _add(z, f"halo/{name}", mode, mtime, data)
     tmp.replace(out)
-    return len(files)
+    return len(kept)
 
 
 def extract(zip_path, dest):
     """Unpacks a zip keeping Unix modes and times, as unzip does (ZipFile.extractall drops the
     modes, and with them the executable bits of run_autograder and ./workbook)."""
-    import time
     dest = Path(dest)
     with zipfile.ZipFile(zip_path) as z:
         for info in z.infolist():
@@ -139,15 +229,28 @@ def take_submission(chapter, submission, clean_exercises, out):
     return ["Files graded:"] + ["  " + line for line in lines]
 
 
-def run(root, out=None):
+def run(root, out=None, allow_dirty=False):
     root = Path(root)
     out = Path(out) if out else root / "build" / "gradescope-autograder.zip"
-    for name in ROOT_FILES:
-        if not (TEMPLATES / name).is_file():
-            print(f"halo: {TEMPLATES / name} is missing", file=sys.stderr)
+    try:
+        _check_checkout(root)
+        dirty = [n for n in uncommitted(root) if not excluded(n)]
+        stubs = [n for n in dirty if is_stub(n)]
+        if stubs and not allow_dirty:
+            print("halo: uncommitted changes to the stubs students are graded against:\n  " + "\n  ".join(stubs)
+                  + "\nThe autograder zip is built from the last commit, so it would not hold them. Commit or "
+                  "stash them and export again (--allow-dirty exports the committed version anyway).",
+                  file=sys.stderr)
             return 2
-    count = build_zip(root, out)
-    print(f"wrote {out}: setup.sh, run_autograder and a copy of Halo ({count} files, solutions/ left out). "
-          "Upload it as the assignment's autograder on Gradescope (Ubuntu 22.04 base image); give the "
-          "assignment the manifest's points.")
+        if dirty:
+            print("halo: warning: uncommitted changes; the zip holds the committed version of (or, for a "
+                  "file never committed, leaves out):\n  " + "\n  ".join(dirty), file=sys.stderr)
+        count = build_zip(root, out)
+    except ExportError as e:
+        print(f"halo: {e}", file=sys.stderr)
+        return 2
+    commit = _git(root, "rev-parse", "--short", "HEAD").decode().strip()
+    print(f"wrote {out}: setup.sh, run_autograder and Halo as of commit {commit} ({count} files; solutions/ "
+          "and every other file holding reference kernel text left out). Upload it as the assignment's "
+          "autograder on Gradescope (Ubuntu 22.04 base image); give the assignment the manifest's points.")
     return 0
