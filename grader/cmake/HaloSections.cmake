@@ -11,7 +11,6 @@
 # -gdwarf-4 because binutils 2.40's addr2line attributes lines of an #included file to the
 # including wrapper in clang 14's DWARF 5 output.
 set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores)
-set(HALO_DISCOVER_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/HaloDiscoverTests.cmake")
 set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
 set(HALO_TEST_TIMEOUT 120)
 
@@ -70,48 +69,86 @@ function(halo_cpu_kernels target dir)
     list(APPEND sources "${wrapper}")
   endforeach()
   add_library(${target} OBJECT ${sources})
+  # The compiler runs in the sandbox, after the kernel files are validated (compile_sandboxed.py).
+  set(launcher "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/tools/halo/compile_sandboxed.py")
+  foreach(kernel IN LISTS ARGN)
+    list(APPEND launcher --kernel-file "${dir}/${kernel}")
+  endforeach()
+  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher};--")
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include" "${HALO_GENERATED_INCLUDE}" "${dir}")
   add_dependencies(${target} halo_chapter_data)
   target_compile_options(${target} PRIVATE ${HALO_KERNEL_FLAGS} -Wall)
 endfunction()
 
-# Registers a test binary's doctest cases with CTest after each build, labelled by section and
-# kind (read from the name "7.2 basic-1d / correct / ..."), plus `labels`.
-# `prefix` (e.g. "solutions:") is put before each test name, followed by a space. GPU binaries
-# (a "gpu" label) run with HALO_GPU_TEST_ENVIRONMENT: the load counter preloaded.
-function(halo_discover target raw_prefix section slug labels)
-  set(environment "")
-  if("gpu" IN_LIST labels)
-    list(JOIN HALO_GPU_TEST_ENVIRONMENT "|" environment)
+# The test names `sources` compile for `backend` (cpu or cuda), read from the sources at configure
+# time (tools/halo/test_list.py): the list is the grader's, never discovered by running a program
+# built with a student's code.
+function(halo_list_tests out backend)
+  execute_process(COMMAND ${HALO_WORKBOOK} internal list-tests --backend ${backend} ${ARGN}
+                  OUTPUT_VARIABLE listing ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "Halo: cannot list the tests of ${ARGN}:\n${err}")
   endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ARGN})
+  string(REPLACE ";" "" listing "${listing}")  # no test name holds one; keeps the list split honest
+  string(REPLACE "\n" ";" names "${listing}")
+  list(FILTER names EXCLUDE REGEX "^$")
+  set(${out} "${names}" PARENT_SCOPE)
+endfunction()
+
+# One CTest test per name, running `program --test-case=<name>`, labelled by section and kind
+# (read from the name "7.2 basic-1d / correct / ..."), plus `labels`. `prefix` (e.g. "solutions:")
+# is put before each test name, followed by a space. GPU programs (a "gpu" label) run with
+# HALO_GPU_TEST_ENVIRONMENT: the load counter preloaded.
+function(halo_register_tests program raw_prefix labels)
   set(prefix "${raw_prefix}")
   if(NOT prefix STREQUAL "")
     set(prefix "${prefix} ")
   endif()
-  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
-  add_custom_command(TARGET ${target} POST_BUILD
-    COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "PREFIX=${raw_prefix}" -D "LABELS=${labels}"
-            -D "TIMEOUT=${HALO_TEST_TIMEOUT}" -D "OUT=${ctest_file}" -D "ENVIRONMENT=${environment}"
-            -P "${HALO_DISCOVER_SCRIPT}"
-    VERBATIM)
-  # Until the binary builds, a placeholder test says so instead of silently testing nothing.
-  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
-  file(WRITE "${include_file}"
-    "if(EXISTS [==[${ctest_file}]==])\n"
-    "  include([==[${ctest_file}]==])\n"
-    "else()\n"
-    "  add_test([==[${prefix}${section} ${slug} / build / the tests compiled]==] [==[${Python3_EXECUTABLE}]==] -c "
-    "[==[import sys; print('${target} was not built: the section did not compile (see the build output)'); sys.exit(1)]==])\n"
-    "  set_tests_properties([==[${prefix}${section} ${slug} / build / the tests compiled]==] PROPERTIES LABELS [==[${section};build;${labels}]==])\n"
-    "endif()\n")
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
+  foreach(name IN LISTS ARGN)
+    set(all_labels "${labels}")
+    if(name MATCHES "^([0-9.]+) [^/]+ / ([a-z-]+) / ")
+      set(all_labels "${CMAKE_MATCH_1};${CMAKE_MATCH_2};${labels}")
+    endif()
+    string(REPLACE "," "\\," filter "${name}")  # doctest splits filters at commas
+    add_test(NAME "${prefix}${name}" COMMAND "${program}" "--test-case=${filter}")
+    set_tests_properties("${prefix}${name}" PROPERTIES LABELS "${all_labels}" TIMEOUT ${HALO_TEST_TIMEOUT}
+                         SKIP_RETURN_CODE 77)
+    if("gpu" IN_LIST labels)
+      set_tests_properties("${prefix}${name}" PROPERTIES ENVIRONMENT "${HALO_GPU_TEST_ENVIRONMENT}")
+    endif()
+  endforeach()
 endfunction()
 
-# One CPU test binary: the section's tests linked with the kernels of one tree.
-function(halo_cpu_binary target section_objects kernel_dir)
+# The judge of a section: its tests and the references, no student code. One per section,
+# whichever tree is graded.
+function(halo_judge sid folder)
+  if(TARGET judge_${sid})
+    return()
+  endif()
+  add_executable(judge_${sid} ${ARGN})
+  target_include_directories(judge_${sid} PRIVATE "${PROJECT_SOURCE_DIR}/grader/sections/${folder}")
+  target_link_libraries(judge_${sid} PRIVATE halo_testing_judge)
+  target_compile_options(judge_${sid} PRIVATE -O2 -Wall)
+  # The worker's entry table for this section (grader/remote/worker_entries.cpp).
+  add_library(halo_worker_entries_${sid} OBJECT "${PROJECT_SOURCE_DIR}/grader/remote/worker_entries.cpp")
+  target_include_directories(halo_worker_entries_${sid} PRIVATE "${PROJECT_SOURCE_DIR}/grader/sections/${folder}"
+                             "${PROJECT_SOURCE_DIR}/grader/include" "${HALO_GENERATED_INCLUDE}")
+  target_compile_options(halo_worker_entries_${sid} PRIVATE -O2 -Wall)
+  target_link_libraries(halo_worker_entries_${sid} PRIVATE halo_cpu_runtime)
+  add_dependencies(halo_worker_entries_${sid} halo_chapter_data)
+endfunction()
+
+# One CPU test program for the kernels of one tree: a worker built from them (`target`_worker)
+# and `target`, a launcher that runs the section's judge with that worker. The launcher is what
+# CTest and the tools run; the judge's exit status is the verdict, never the worker's.
+function(halo_cpu_binary target sid kernel_dir)
   halo_cpu_kernels(${target}_kernels "${kernel_dir}" ${ARGN})
-  add_executable(${target} $<TARGET_OBJECTS:${section_objects}> $<TARGET_OBJECTS:${target}_kernels>)
-  target_link_libraries(${target} PRIVATE halo_testing_cpu)
+  add_executable(${target}_worker $<TARGET_OBJECTS:${target}_kernels> $<TARGET_OBJECTS:halo_worker_entries_${sid}>)
+  target_link_libraries(${target}_worker PRIVATE halo_worker_main)
+  file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}"
+       CONTENT "#!/bin/sh\n# Generated: the judge of this section with the worker built from ${kernel_dir}\nexec '$<TARGET_FILE:judge_${sid}>' '--halo-worker=$<TARGET_FILE:${target}_worker>' \"$@\"\n"
+       FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 endfunction()
 
 # The same tests and kernels built by nvcc for the CUDA backend. The section's tests are compiled
@@ -181,30 +218,36 @@ function(halo_add_section id)
     return()
   endif()
 
-  add_library(halo_tests_${sid}_cpu OBJECT ${tests})
-  target_link_libraries(halo_tests_${sid}_cpu PRIVATE halo_testing_cpu)
-  target_compile_options(halo_tests_${sid}_cpu PRIVATE -O2 -Wall)
+  halo_judge(${sid} "${folder}" ${tests})
+  halo_list_tests(cpu_tests cpu ${tests})
+  halo_list_tests(cuda_tests cuda ${tests})
+  set(bin "${CMAKE_CURRENT_BINARY_DIR}")
 
   if(HALO_MODE STREQUAL "grade")
     set(tree "${HALO_EXERCISES_DIR}/${folder}")
-    halo_cpu_binary(test_${sid} halo_tests_${sid}_cpu "${tree}" ${kernels})
-    halo_discover(test_${sid} "" "${id}" "${slug}" "")
+    halo_cpu_binary(test_${sid} ${sid} "${tree}" ${kernels})
+    halo_register_tests("${bin}/test_${sid}" "" "" ${cpu_tests})
     halo_answer_tests(${id} "" "${tree}/answers.toml" "")
     if(HALO_HAVE_CUDA AND HALO_GPU_TESTS)
       halo_cuda_binary(test_${sid}_gpu "${folder}" "${tree}" ${kernels})
-      halo_discover(test_${sid}_gpu "gpu:" "${id}" "${slug}" "gpu")
+      halo_register_tests("${bin}/test_${sid}_gpu" "gpu:" "gpu" ${cuda_tests})
     endif()
     return()
   endif()
 
   # check: the reference solutions must pass everything...
   set(solutions "${PROJECT_SOURCE_DIR}/solutions/${folder}")
-  halo_cpu_binary(test_${sid}_solutions halo_tests_${sid}_cpu "${solutions}" ${kernels})
-  halo_discover(test_${sid}_solutions "solutions:" "${id}" "${slug}" "solutions")
+  halo_cpu_binary(test_${sid}_solutions ${sid} "${solutions}" ${kernels})
+  halo_register_tests("${bin}/test_${sid}_solutions" "solutions:" "solutions" ${cpu_tests})
   halo_answer_tests(${id} "solutions: " "${solutions}/answers.toml" "solutions")
+  # ...the list read from the sources is the list the judge holds...
+  add_test(NAME "project: ${id} ${slug} / the test list read from the sources is the judge's"
+           COMMAND ${HALO_WORKBOOK} internal compare-test-list --program "${bin}/test_${sid}_solutions" ${cpu_tests})
+  set_tests_properties("project: ${id} ${slug} / the test list read from the sources is the judge's"
+                       PROPERTIES LABELS "${id};project" TIMEOUT 120)
   if(HALO_HAVE_CUDA)
     halo_cuda_binary(test_${sid}_solutions_gpu "${folder}" "${solutions}" ${kernels})
-    halo_discover(test_${sid}_solutions_gpu "gpu solutions:" "${id}" "${slug}" "gpu;solutions")
+    halo_register_tests("${bin}/test_${sid}_solutions_gpu" "gpu solutions:" "gpu;solutions" ${cuda_tests})
     foreach(tool memcheck racecheck)
       halo_gpu_sanitizer_test("${id}" "${id} ${slug} / ${tool} finds nothing in the reference solution"
                               test_${sid}_solutions_gpu ${tool})
@@ -213,9 +256,9 @@ function(halo_add_section id)
 
   # ...every test of the untouched stubs must fail cleanly, pointing at the TODO...
   set(stubs "${PROJECT_SOURCE_DIR}/exercises/${folder}")
-  halo_cpu_binary(test_${sid}_stubs halo_tests_${sid}_cpu "${stubs}" ${kernels})
+  halo_cpu_binary(test_${sid}_stubs ${sid} "${stubs}" ${kernels})
   add_test(NAME "stubs: ${id} ${slug} / every test fails cleanly"
-           COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary $<TARGET_FILE:test_${sid}_stubs>
+           COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary "${bin}/test_${sid}_stubs"
                    --expect "still a stub: exercises/${folder}/")
   set_tests_properties("stubs: ${id} ${slug} / every test fails cleanly" PROPERTIES LABELS "${id};stubs" TIMEOUT 600)
   halo_stub_answers_test(${id} "${slug}" "${stubs}/answers.toml")
@@ -258,10 +301,10 @@ function(halo_add_wrong_kernels id sid slug folder kernels)
     set(name "${CMAKE_MATCH_2}")
     set(gpu_tool "${CMAKE_MATCH_3}")
     string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
-    halo_cpu_binary(test_${sid}_wrong_${nid} halo_tests_${sid}_cpu "${out}/${slug_dir}" ${kernels})
+    halo_cpu_binary(test_${sid}_wrong_${nid} ${sid} "${out}/${slug_dir}" ${kernels})
     set(test "wrong kernels: ${id} ${slug} / ${name} is caught")
     add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal expect-failure
-             --binary $<TARGET_FILE:test_${sid}_wrong_${nid}> --wrong-kernel "${id}" "${name}")
+             --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_wrong_${nid}" --wrong-kernel "${id}" "${name}")
     set_tests_properties("${test}" PROPERTIES LABELS "${id};wrong-kernels" TIMEOUT 600)
     # Marked in the .toml: NVIDIA's own tool must catch it on a GPU too.
     if(NOT gpu_tool STREQUAL "" AND HALO_HAVE_CUDA AND HALO_COMPUTE_SANITIZER)
@@ -304,8 +347,8 @@ function(halo_add_project_checks)
   # kernel stopped by an out-of-bounds access, one caught by the race checks across blocks.
   set(replayed "")
   foreach(target test_7_2_wrong_ghost_cells_not_skipped test_7_5_wrong_no_barrier_after_filling_the_tile)
-    if(TARGET ${target})
-      list(APPEND replayed "$<TARGET_FILE:${target}>")
+    if(TARGET ${target}_worker)
+      list(APPEND replayed "${CMAKE_CURRENT_BINARY_DIR}/${target}")
     endif()
   endforeach()
   if(replayed)

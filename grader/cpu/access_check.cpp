@@ -9,6 +9,7 @@
 //   shared    in the executable's static TLS block, where __shared__ variables live
 //   host      anything else (counted, not judged)
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "execution.hpp"
@@ -119,8 +120,27 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
   else if (a - w->stack_lo < w->stack_hi - w->stack_lo) space = Space::local;
   else if (a - w->tls_lo < w->tls_hi - w->tls_lo) {
     space = Space::shared;
+    // The TLS block also holds the runtime's own pointer to this worker: a kernel that changed
+    // it could switch its own counting off. Never a diagnostic to turn off.
+    const uintptr_t own = reinterpret_cast<uintptr_t>(&tls_worker);
+    if (a < own + sizeof tls_worker && own < a + size)
+      refuse(*w, DiagnosticKind::outside_memory, pc, [&] {
+        return std::string(store ? "write to " : "read of ") +
+               "the grader's own state in shared memory (outside every __shared__ variable of the kernel)";
+      });
     if (L.checks) check_shared_access(*w, a, size, store, pc);
   }
+  // Any other memory is the process's (the runtime, its records, the heap): a kernel may read
+  // constant data there, but a store could rewrite what the grader measured, so none happens.
+  // The first 64 KiB are never mapped: a store there (through a null pointer) crashes, and the
+  // crash report says more than this one would.
+  constexpr uintptr_t kNeverMapped = 1 << 16;
+  if (space == Space::host && store && a >= kNeverMapped)
+    refuse(*w, DiagnosticKind::outside_memory, pc, [&] {
+      return "write to memory that is not an array of the launch, shared, local or constant memory (address 0x" +
+             [&] { char b[32]; std::snprintf(b, sizeof b, "%lx", static_cast<unsigned long>(a)); return std::string(b); }() +
+             "): a pointer computed from something other than a kernel argument?";
+    });
   Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(space)][b];
   s.accesses += 1;
   s.bytes += size;

@@ -31,6 +31,7 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::uninitialised_shared_read: return "read of uninitialised shared memory";
     case DiagnosticKind::launch_timeout: return "launch did not finish";
     case DiagnosticKind::crash: return "crash";
+    case DiagnosticKind::outside_memory: return "access outside the kernel's memory";
     case DiagnosticKind::count_: break;
   }
   return "?";
@@ -40,9 +41,15 @@ std::string triple(uint3 v) {
   return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
 
+void Diagnostic::resolve_lines() {
+  if (line.empty() && pc) line = source_line(pc);
+  if (other_line.empty() && other_pc) other_line = source_line(other_pc);
+}
+
 std::string Diagnostic::where() const {
   std::string w = "block " + triple(block) + " thread " + triple(thread);
-  if (std::string line = source_line(pc); !line.empty()) w += ", " + line;
+  const std::string at = line.empty() ? source_line(pc) : line;
+  if (!at.empty()) w += ", " + at;
   return w;
 }
 
@@ -50,7 +57,8 @@ std::string Diagnostic::full() const {
   std::string out = what + "\n    at " + where();
   if (has_other) {
     out += "\n    and thread " + triple(other_thread) + " " + other_role;
-    if (std::string line = source_line(other_pc); !line.empty()) out += ", " + line;
+    const std::string at = other_line.empty() ? source_line(other_pc) : other_line;
+    if (!at.empty()) out += ", " + at;
   }
   return out;
 }

@@ -377,7 +377,8 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   const uint64_t* c = record.counts;
   // Only what would fault on a GPU becomes an error code; the other diagnostics fail tests
   // through the report, as a GPU would let them pass silently.
-  if (c[int(DiagnosticKind::out_of_bounds)] || c[int(DiagnosticKind::crash)]) record.error = cudaErrorIllegalAddress;
+  if (c[int(DiagnosticKind::out_of_bounds)] || c[int(DiagnosticKind::crash)] || c[int(DiagnosticKind::outside_memory)])
+    record.error = cudaErrorIllegalAddress;
   if (c[int(DiagnosticKind::launch_timeout)]) record.error = cudaErrorLaunchTimeout;
   return record_error(record.error);
 }

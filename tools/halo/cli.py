@@ -75,6 +75,8 @@ def _parser():
     eg.add_argument("--preamble", metavar="FILE", help="text put before the summary the student reads")
     ea = exsub.add_parser("gradescope-autograder", help="the autograder zip to upload to Gradescope")
     ea.add_argument("--out", metavar="FILE", help="default: build/gradescope-autograder.zip")
+    ea.add_argument("--allow-dirty", action="store_true",
+                    help="export even with uncommitted changes to the stubs (the zip holds the committed version)")
     ec = exsub.add_parser("classroom", help="GitHub Classroom's autograding workflow (one step per section)")
     ec.add_argument("--out", metavar="FILE", help="default: build/classroom/classroom.yml")
 
@@ -107,6 +109,12 @@ def _parser():
     i = sub.add_parser("internal", help="commands the build and the tests call")
     isub = i.add_subparsers(dest="internal", required=True)
     isub.add_parser("sections", help="sections and questions, one per line, for CMake")
+    lt = isub.add_parser("list-tests", help="the test names a section's sources compile for a backend, for CMake")
+    lt.add_argument("--backend", choices=["cpu", "cuda"], required=True)
+    lt.add_argument("sources", nargs="+")
+    ct = isub.add_parser("compare-test-list", help="the registered test names must be the judge program's own")
+    ct.add_argument("--program", required=True)
+    ct.add_argument("names", nargs="*")
     e = isub.add_parser("emit-header", help="write the C++ headers of formulas, examples, measurements, defines")
     e.add_argument("output", help="the header of formulas, examples and measurements")
     e.add_argument("defines_output", help="the header of #defines for kernel files")
@@ -194,6 +202,12 @@ def _internal(root, args):
     if args.internal == "load-agreement":
         from . import load_agreement
         return load_agreement.run(args.cpu, args.gpu, args.machine, args.out)
+    if args.internal == "list-tests":
+        from . import test_list
+        return test_list.run(args.sources, args.backend)
+    if args.internal == "compare-test-list":
+        from . import test_list
+        return test_list.compare_with_program(args.program, args.names)
     if args.internal == "replay-check":
         return expect_failure.replay_reproduces(args.binaries)
     if args.internal == "expect-failure":

@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import build, progress, results, toolchain
+from . import build, progress, results, sandbox, test_list, toolchain
 
 
 def _label_regex(ids):
@@ -23,6 +23,16 @@ def _link_compile_commands(root, build_dir):
             link.symlink_to(build_dir / "compile_commands.json")
         except OSError:
             pass  # a read-only or link-less file system: editors can be pointed at the build
+
+
+def _expected_tests(root, sections):
+    """The kernel tests each graded section must report, from the grader's own sources."""
+    names = []
+    for s in sections:
+        if s.kernels:
+            for source in sorted((Path(root) / "grader" / "sections" / s.folder).glob("*.cpp")):
+                names += test_list.test_names(source, "cpu")
+    return names
 
 
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
@@ -52,23 +62,32 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
         if not s.kernels:
             continue  # questions only: nothing to build
         sid = s.id.replace(".", "_")
-        targets = [f"test_{sid}"] + ([f"test_{sid}_gpu"] if gpu else [])
+        targets = [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
         with progress.Progress(f"building {s.id} {s.slug}"):
             failed = build.build_targets(tc, build_dir, targets)
         if failed:
             failures[s.id] = "\n".join(failed.values())
-            # The last good binary must not be graded in place of the broken source.
+            # The last good program must not be graded in place of the broken source: without
+            # it, every test of the section fails, saying the kernel file did not compile.
             for t in failed:
-                for stale in build_dir.glob(f"grader/{t}_tests.cmake"):
-                    stale.unlink()
+                (build_dir / "grader" / t).unlink(missing_ok=True)
 
     report_dir = build_dir / "report"
     shutil.rmtree(report_dir, ignore_errors=True)
     report_dir.mkdir(parents=True)
     seed = os.environ.get("HALO_SEED") or str(random.randrange(10**9))
+    try:
+        isolation, why = sandbox.mode()
+    except RuntimeError as e:
+        print(f"halo: {e}", file=sys.stderr)
+        return 2
+    if isolation != "bubblewrap":
+        print(f"halo: note: your kernels run without the bubblewrap sandbox ({why}): resource limits only",
+              file=sys.stderr)
     print(f"running the tests (HALO_SEED={seed} replays these inputs)...", flush=True)
-    # Answers last: some are compared with what this run's kernel tests measured.
-    env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed}
+    # Answers last: some are compared with what this run's kernel tests measured. HALO_SANDBOX
+    # pins the isolation found here: a judge that cannot start it fails rather than run weaker.
+    env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed, "HALO_SANDBOX": isolation}
     names = "^(" + "|".join(re.escape(s.id) for s in sections) + ") "
     phases = [("kernels", ["-L", _label_regex([s.id for s in sections]), "-LE", "^answers$" if gpu else "^(answers|gpu)$"]),
               ("answers", ["-L", "^answers$", "-R", names])]
@@ -79,8 +98,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
             build.run_ctest(tc, build_dir, junit=junits[-1], env=env, extra=selection, progress=p.update)
     results.merge_junit(junits, build_dir / "junit.xml")
     tests = [t for j in junits for t in results.read_junit(j)]
+    tests += results.missing_results(_expected_tests(root, sections), tests)
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
-                          failures, seed, exercises)
+                          failures, seed, exercises, {"mode": isolation, "note": why})
     results.save(res, build_dir / "results.json")
     results.print_failures(res)
     results.print_summary(res)

@@ -90,7 +90,22 @@ def read_loads(report_dir):
     return loads
 
 
-def collect(chapter, sections, tests, loads, build_failures, seed, exercises):
+def missing_results(expected, tests):
+    """A failed entry for every expected test that has no result: a test whose result never
+    arrived fails, it is never left out of the count."""
+    have = {t["name"] for t in tests}
+    out = []
+    for name in expected:
+        if name in have:
+            continue
+        info = parse_name(name)
+        out.append({"name": name, "section": info["section"], "kind": info["kind"], "status": "failed",
+                    "message": "no result arrived for this test (it was not run, or its run was stopped before "
+                               "it reported)", "seconds": 0.0})
+    return out
+
+
+def collect(chapter, sections, tests, loads, build_failures, seed, exercises, isolation=None):
     summary = {}
     for s in sections:
         mine = [t for t in tests if t["section"] == s.id]
@@ -112,6 +127,7 @@ def collect(chapter, sections, tests, loads, build_failures, seed, exercises):
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seed": seed,
         "exercises": str(exercises),
+        "isolation": isolation or {"mode": "unknown", "note": ""},
         "tests": tests,
         "sections": summary,
     }

@@ -81,6 +81,8 @@ def inspect():
         tc.missing.append(("Boost.Context", "libboost-context-dev"))
     if not _header("doctest/doctest.h"):
         tc.missing.append(("doctest", "doctest-dev"))
+    if sys.platform.startswith("linux") and not (shutil.which("bwrap") or os.path.exists("/usr/bin/bwrap")):
+        tc.missing.append(("bubblewrap (the sandbox submission code is compiled and run in)", "bubblewrap"))
     if not shutil.which("addr2line"):
         tc.missing.append(("addr2line (source lines in diagnostics)", "binutils"))
     if not _toml_ok():

@@ -6,7 +6,8 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-HALO_GLOBAL void convolution_1D_basic_kernel(const float* N, const float* M, float* P, int Mask_Width, int Width);
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 
 namespace {
 

@@ -8,14 +8,8 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-HALO_GLOBAL void convolution_1D_const_kernel(const float* N, float* P, int Mask_Width, int Width);
-cudaError_t copy_mask_to_constant(const float* h_M, int Mask_Width);
-
-#if defined(HALO_BACKEND_CPU)
-// The kernel file's `__constant__ float M[MAX_MASK_WIDTH]`: on the CPU backend an ordinary
-// global in host memory, which the tests clear before each copy and read back after it.
-extern float M[];
-#endif
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 
 namespace {
 
@@ -37,10 +31,10 @@ std::string copy_call(int mask_width) {
 
 // Fills every byte of M with `byte` before a copy, so that what a copy leaves out reads as 0 (or
 // as a pattern no mask contains) rather than as an earlier test's mask, which could hide a copy
-// that is too short. Only the CPU backend can reach M.
+// that is too short. Only the CPU backend can reach M (in the worker, through the judge).
 void clear_constant_mask(unsigned char byte) {
 #if defined(HALO_BACKEND_CPU)
-  std::memset(M, byte, size_t(kMaxMaskWidth) * sizeof(float));
+  halo::remote::write_constant("M", std::vector<uint8_t>(size_t(kMaxMaskWidth) * sizeof(float), byte));
 #else
   (void)byte;
 #endif
@@ -175,9 +169,9 @@ TEST_CASE("7.3 constant-memory / diagnostics / copy_mask_to_constant puts the wh
     HALO_REQUIRE_VERDICT(copy_mask(mask, fill));
     const size_t want = size_t(width) * sizeof(float);
     size_t arrived = 0;  // leading bytes of M that hold the mask
-    const auto* got = reinterpret_cast<const unsigned char*>(M);
+    const std::vector<uint8_t> got = halo::remote::read_constant("M");
     const auto* src = reinterpret_cast<const unsigned char*>(mask.data());
-    while (arrived < want && got[arrived] == src[arrived]) ++arrived;
+    while (arrived < want && arrived < got.size() && got[arrived] == src[arrived]) ++arrived;
     if (arrived == want) continue;
     if (arrived == 0)
       FAIL("after " << copy_call(width) << " returned cudaSuccess, nothing of the mask is in the __constant__ array "

@@ -10,9 +10,9 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-HALO_GLOBAL void convolution_1D_tiled_kernel(const float* N, float* P, int Mask_Width, int Width);
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 // Given code, compiled with the kernel file (halo/given/constant_mask_1d.cuh).
-cudaError_t copy_mask_to_constant(const float* h_M, int Mask_Width);
 
 namespace {
 

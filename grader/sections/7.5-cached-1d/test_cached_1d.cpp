@@ -10,8 +10,8 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-HALO_GLOBAL void convolution_1D_cached_kernel(const float* N, float* P, int Mask_Width, int Width);
-cudaError_t copy_mask_to_constant(const float* h_M, int Mask_Width);  // given, in the kernel file
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 
 namespace {
 

@@ -10,9 +10,8 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-HALO_GLOBAL void convolution_2D_tiled_kernel(const float* N, float* P, int height, int width, int pitch, int Mask_Width,
-                                             const float* __restrict__ M);
-void convolution_2D_tiled_launch_config(int width, int height, int Mask_Width, dim3* grid, dim3* block);
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 
 namespace {
 

@@ -12,11 +12,8 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-HALO_GLOBAL void convolution_2D_basic_kernel(const float* N, const float* F, float* P, int r, int width, int height);
-HALO_GLOBAL void convolution_2D_const_mem_kernel(const float* N, float* P, int r, int width, int height);
-HALO_GLOBAL void convolution_tiled_2D_const_mem_kernel(const float* N, float* P, int r, int width, int height);
-HALO_GLOBAL void convolution_cached_tiled_2D_const_mem_kernel(const float* N, float* P, int r, int width, int height);
-cudaError_t copy_filter_to_constant(const float* h_F, int r);  // given: constant_filter_2d.cuh
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 
 namespace {
 

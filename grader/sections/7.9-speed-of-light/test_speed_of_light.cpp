@@ -11,11 +11,8 @@
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
 
-using SpeedOfLightKernel = void (*)(const float*, float*, int, int, int);
-SpeedOfLightKernel convolution_2D_speed_of_light_kernel_for(int r);
-cudaError_t convolution_2D_speed_of_light_launch_config(int width, int height, int pitch, int r, dim3* grid,
-                                                        dim3* block);
-cudaError_t copy_filter_to_constant(const float* h_F, int r);  // given: constant_filter_2d.cuh
+#include "halo/entry_points.hpp"
+#include "entry_points.inc"
 
 namespace {
 
@@ -112,7 +109,7 @@ Result run(const std::vector<float>& N, int width, int height, const std::vector
     res.launch.fail(config_call(width, height, res.pitch, r) + " returned " + cudaGetErrorName(res.config.error) +
                     ": nothing was launched");
   } else {
-    const SpeedOfLightKernel kernel = convolution_2D_speed_of_light_kernel_for(r);
+    const auto kernel = convolution_2D_speed_of_light_kernel_for(r);
     REQUIRE_MESSAGE(bool(kernel), "convolution_2D_speed_of_light_kernel_for(r) gave no kernel");
     const float* in = dN.get();
     const cudaError_t err =

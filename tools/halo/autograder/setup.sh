@@ -13,7 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 apt-get update -q
 apt-get install -y -q --no-install-recommends \
-  clang cmake ninja-build libboost-context-dev doctest-dev binutils python3 python3-pip python3-tomli
+  clang cmake ninja-build libboost-context-dev doctest-dev binutils bubblewrap python3 python3-pip python3-tomli
 
 # Ubuntu 22.04 ships CMake 3.22; Halo needs 3.25 or newer: take PyPI's build then.
 if ! cmake --version | awk 'NR == 1 { split($3, v, "."); exit !(v[1] > 3 || (v[1] == 3 && v[2] >= 25)) }'; then

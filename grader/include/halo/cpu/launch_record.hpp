@@ -63,6 +63,8 @@ enum class DiagnosticKind : uint8_t {
   uninitialised_shared_read,  // a read of shared memory no thread of the block has written yet
   launch_timeout,    // the launch ran past its time limit
   crash,             // a thread of the kernel crashed (segmentation fault, bus error, division by zero)
+  outside_memory,    // a store outside the kernel's arrays, shared, local and constant memory (the
+                     // grader's own state among it): stopped before it happens, checks on or off
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
@@ -79,6 +81,10 @@ struct Diagnostic {
   uint3 other_thread;
   const void* other_pc = nullptr;
   std::string other_role;   // e.g. "wrote it"
+  // `file:line` of pc and other_pc, once resolved (the worker resolves them before it sends a
+  // record to the judge, which cannot symbolise the worker's addresses); empty: resolve pc.
+  std::string line, other_line;
+  void resolve_lines();
   std::string where() const;  // "block (3,0,0) thread (17,0,0), file.cu:14"
   std::string full() const;
 };
