@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from halo import sandbox  # noqa: E402  (needs the path above)
+from halo import sandbox, validate  # noqa: E402  (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -48,6 +48,39 @@ def _paths(args):
     return read_only, writable
 
 
+def _ir_command(args, ir_path):
+    """The same compile, stopped at LLVM IR (instrumentation applied) and written to `ir_path`."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+            continue
+        if a in ("-c", "-MD", "-MMD"):
+            continue
+        out.append(a)
+    return out + ["-S", "-emit-llvm", "-gline-tables-only", "-o", ir_path]
+
+
+def _validate(kernel, compiler, read_only, writable, out_dir):
+    """Findings on one kernel file: its text, then (when that is clean and it compiles) its IR.
+    Only clang runs in the sandbox; the checks read text and never run the submission."""
+    found = validate.validate_source(Path(kernel), Path(kernel).read_text(errors="replace"))
+    if found:
+        return found
+    ir_path = os.path.join(out_dir, Path(kernel).name + ".validate.ll")
+    status, _ = sandbox.run(_ir_command(compiler, ir_path), read_only=read_only, writable=writable, cwd=out_dir)
+    try:
+        if status != 0:
+            return []  # the real compile below fails too, with the compiler's own messages
+        return validate.validate_ir(Path(kernel), Path(ir_path).read_text(errors="replace"))
+    finally:
+        if os.path.exists(ir_path):
+            os.unlink(ir_path)
+
+
 def main(argv):
     if "--" not in argv:
         print("usage: compile_sandboxed.py [--kernel-file FILE]... -- COMPILER ARGS...", file=sys.stderr)
@@ -66,6 +99,18 @@ def main(argv):
     if isolation != "bubblewrap":
         print(f"halo: note: compiling without bubblewrap ({why}): resource limits only", file=sys.stderr)
     cwd = next(iter(writable), "/tmp")
+    source = compiler[compiler.index("-c") + 1] if "-c" in compiler else ""
+    wrapper_text = Path(source).read_text(errors="replace") if source and os.path.exists(source) else ""
+    for kernel in kernel_files:
+        if os.path.abspath(kernel) not in wrapper_text:
+            continue  # another kernel file of this section, compiled by its own wrapper
+        found = _validate(os.path.abspath(kernel), compiler, read_only, writable, cwd)
+        for f in found:
+            print(f"{f.file}:{f.line}: error: {f.message}")
+        if found:
+            print(f"halo: {Path(kernel).name} was not compiled: the grader cannot vouch for what it would measure",
+                  file=sys.stderr)
+            return 1
     status, output = sandbox.run(compiler, read_only=read_only, writable=writable, cwd=cwd)
     sys.stdout.write(output)
     if status == 124:
