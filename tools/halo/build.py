@@ -61,14 +61,16 @@ def build_all(toolchain, build_dir):
 CTEST_PROGRESS = re.compile(r"^\s*(\d+)/(\d+) Test\s+#")
 
 
-def run_ctest(toolchain, build_dir, junit=None, env=None, extra=(), progress=None):
+def run_ctest(toolchain, build_dir, junit=None, env=None, extra=(), progress=None, drop=()):
     """Runs CTest quietly (the caller reports from the JUnit file); `progress(done, total)` is
-    called as each test finishes. Returns (exit code, CTest's output)."""
+    called as each test finishes; `drop` names variables of this process's environment that
+    CTest must not see. Returns (exit code, CTest's output)."""
     cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=ignore"]
     if junit:
         cmd += ["--output-junit", str(junit)]
     cmd += list(extra)
-    proc = subprocess.Popen(cmd, env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
+    full_env = {k: v for k, v in os.environ.items() if k not in drop}
+    proc = subprocess.Popen(cmd, env=dict(full_env, **(env or {})), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     lines = []
     for line in proc.stdout:

@@ -11,6 +11,8 @@ def _parser():
 
     g = sub.add_parser("grade", help="build and grade your exercises (all sections, or the ones named)")
     g.add_argument("sections", nargs="*", metavar="SECTION", help="e.g. 7.2 (default: every section)")
+    g.add_argument("--student", metavar="ID",
+                   help="who submitted (an instructor grading a submission): answers files must be this student's variant")
     g.add_argument("--exercises", metavar="DIR", help="grade another tree shaped like exercises/ (a submission)")
     g.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/grade)")
     g.add_argument("--gpu", action="store_true", help="also run the tests on an NVIDIA GPU (needs nvcc and a device)")
@@ -46,6 +48,8 @@ def _parser():
     b.add_argument("--cpu", action="store_true",
                    help="Halo's CPU backend (full instrumentation) beside Numba's CUDA simulator on the 7.2 and 7.4 "
                         "kernels (installs Numba into build/.venv-numba); writes cpu-vs-numba-sim.json and .md")
+    b.add_argument("--isolation", action="store_true",
+                   help="what the sandbox costs: the reference tree graded with and without it, cold and warm")
     b.add_argument("--loop", action="store_true",
                    help="time the student loop (one-line edit to verdict, warm full grade, fresh clone) in a "
                         "temporary copy; writes grade-loop-times.md")
@@ -236,8 +240,10 @@ def _internal(root, args):
                 out.write_text(text)
         return 0
     if args.internal == "check-answer":
+        # HALO_STUDENT: who submitted (grade --student, or the autograder's submission metadata):
+        # a variant file made for anyone else is INVALID.
         verdict = answers.check_question(chapter, args.section, args.question, args.file,
-                                         os.environ.get("HALO_REPORT_DIR"))
+                                         os.environ.get("HALO_REPORT_DIR"), student=os.environ.get("HALO_STUDENT") or None)
         print(f"{args.question}: {verdict.status}" + (f"\n{verdict.message}" if verdict.message else ""))
         return 0 if verdict.status == "right" else 1
     if args.internal == "check-answers-file":
@@ -330,6 +336,9 @@ def main(root, argv):
                 sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
             from . import bench_checks
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        if args.isolation:
+            from . import bench_isolation
+            return bench_isolation.run(root, out=args.output)
         if args.cpu or args.loop:
             if args.sections or (args.cpu and args.loop):
                 sys.exit("halo: --cpu and --loop take no SECTION, and run one at a time")
@@ -374,5 +383,5 @@ def main(root, argv):
                 chapter.section(s)
         except KeyError as e:
             sys.exit(f"halo: {e.args[0]}")
-        return grade.run(root, chapter, args.sections, args.exercises, args.build_dir, args.gpu)
+        return grade.run(root, chapter, args.sections, args.exercises, args.build_dir, args.gpu, student=args.student)
     return 2

@@ -35,7 +35,7 @@ def _expected_tests(root, sections):
     return names
 
 
-def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
+def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None):
     root = Path(root)
     sections = [chapter.section(s) for s in selected] if selected else list(chapter.sections)
     exercises = Path(exercises).resolve() if exercises else root / "exercises"
@@ -94,13 +94,18 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False):
     junits = []
     for phase, selection in phases:
         junits.append(report_dir / f"junit-{phase}.xml")
+        # The course secret is for the answers checker only; the submission's identity too.
+        phase_env = dict(env, HALO_STUDENT=student) if phase == "answers" and student else env
+        drop = () if phase == "answers" else ("HALO_COURSE_SECRET", "HALO_STUDENT")
         with progress.Progress(f"running the {phase} tests") as p:
-            build.run_ctest(tc, build_dir, junit=junits[-1], env=env, extra=selection, progress=p.update)
+            build.run_ctest(tc, build_dir, junit=junits[-1], env=phase_env, extra=selection, progress=p.update,
+                            drop=drop)
     results.merge_junit(junits, build_dir / "junit.xml")
     tests = [t for j in junits for t in results.read_junit(j)]
     tests += results.missing_results(_expected_tests(root, sections), tests)
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
                           failures, seed, exercises, {"mode": isolation, "note": why})
+    res["student"] = student
     results.save(res, build_dir / "results.json")
     results.print_failures(res)
     results.print_summary(res)
