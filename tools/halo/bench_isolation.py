@@ -4,13 +4,14 @@ worker in bubblewrap) and without it (HALO_SANDBOX=none), each in its own build 
 cold (configure, build, grade) and then warm (grade again, nothing to rebuild) a few times,
 alternating, and prints both and their ratio. Timings inform; they never decide a test."""
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from . import bench_cpu
 
 MODES = ("bubblewrap", "none")
 
@@ -23,20 +24,10 @@ def _grade(root, tree, build, mode):
     return time.perf_counter() - start, p.returncode
 
 
-def _machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}"
-
-
 def run(root, warm_runs=3, out=None):
     root = Path(root)
+    m = bench_cpu.machine()
+    machine = f"{m['cores']} cores of {m['cpu']}, {m['os']}"
     work = Path(tempfile.mkdtemp(prefix="halo-bench-isolation-"))
     try:
         tree = work / "solutions"
@@ -53,7 +44,7 @@ def run(root, warm_runs=3, out=None):
         lines = [
             "# What the sandbox costs",
             "",
-            f"Measured by `./workbook bench --isolation` on {_machine()}, "
+            f"Measured by `./workbook bench --isolation` on {machine}, "
             f"{time.strftime('%Y-%m-%d')}: the reference solutions graded as a student tree (all sections), "
             "with every kernel compile and every worker in bubblewrap, and without the sandbox.",
             "",

@@ -91,13 +91,8 @@ def main(argv):
     compiler = _absolute(compiler)
     read_only, writable = _paths(compiler)
     read_only |= {os.path.abspath(f) for f in kernel_files if os.path.exists(f)}
-    try:
-        isolation, why = sandbox.mode()
-    except RuntimeError as e:
-        print(f"halo: {e}", file=sys.stderr)
+    if sandbox.announce("compiling your kernel file") is None:
         return 2
-    if isolation != "bubblewrap":
-        print(f"halo: note: compiling without bubblewrap ({why}): resource limits only", file=sys.stderr)
     cwd = next(iter(writable), "/tmp")
     source = compiler[compiler.index("-c") + 1] if "-c" in compiler else ""
     wrapper_text = Path(source).read_text(errors="replace") if source and os.path.exists(source) else ""

@@ -13,6 +13,7 @@ import os
 import resource
 import shutil
 import subprocess
+import sys
 
 NOBODY = 65534
 # Limits of one compile: generous for a kernel file, small enough that a compile bomb or an
@@ -80,6 +81,19 @@ def mode():
     if wanted in ("rlimits-only", "none"):
         return wanted, "asked for by HALO_SANDBOX"
     return found, why
+
+
+def announce(doing):
+    """(isolation, why) in force, after saying on stderr when it is weaker than bubblewrap; None,
+    after saying why, when HALO_SANDBOX asks for an isolation that cannot start here."""
+    try:
+        isolation, why = mode()
+    except RuntimeError as e:
+        print(f"halo: {e}", file=sys.stderr)
+        return None
+    if isolation != "bubblewrap":
+        print(f"halo: note: {doing} without the bubblewrap sandbox ({why}): resource limits only", file=sys.stderr)
+    return isolation, why
 
 
 def _limit(seconds, memory, file_bytes):
