@@ -14,6 +14,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 
 NOBODY = 65534
 # Limits of one compile: generous for a kernel file, small enough that a compile bomb or an
@@ -49,10 +50,13 @@ def bwrap_argv(read_only=(), writable=(), cwd="/tmp"):
             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
             "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"] + _system_binds()
-    for path in sorted(set(map(str, read_only))):
-        args += ["--ro-bind", path, path]
-    for path in sorted(set(map(str, writable))):
-        args += ["--bind", path, path]
+    # A path, or (what to mount, where): a staged copy shown at the original's path.
+    pairs = lambda paths: sorted({(str(p), str(p)) if isinstance(p, (str, os.PathLike)) else tuple(map(str, p))
+                                  for p in paths}, key=lambda pair: pair[1])
+    for src, dest in pairs(read_only):
+        args += ["--ro-bind", src, dest]
+    for src, dest in pairs(writable):
+        args += ["--bind", src, dest]
     return args + ["--chdir", str(cwd), "--"]
 
 
@@ -70,6 +74,25 @@ def probe():
         line = (p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[-1]
         return "rlimits-only", f"bwrap could not create its sandbox: {line}"
     return "bubblewrap", ""
+
+
+def _drop_privileges():
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+@functools.lru_cache(maxsize=None)
+def drops_to_nobody():
+    """Whether a step started by root runs bubblewrap as uid 65534 (an unprivileged user
+    namespace), so that nothing of it is root outside the sandbox either."""
+    if os.geteuid() != 0 or probe()[0] != "bubblewrap":
+        return False
+    try:
+        p = subprocess.run(bwrap_argv() + ["/bin/true"], capture_output=True, timeout=30, preexec_fn=_drop_privileges)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0
 
 
 def mode():
@@ -96,9 +119,11 @@ def announce(doing):
     return isolation, why
 
 
-def _limit(seconds, memory, file_bytes):
+def _limit(seconds, memory, file_bytes, drop=False):
     def apply():
         os.setsid()
+        if drop:
+            _drop_privileges()
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
@@ -111,19 +136,64 @@ def run(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, mem
     """Runs `cmd` in the sandbox; returns (exit status, output). A step that runs past `seconds`
     of wall clock is killed, with its whole process group, and reported as such (status 124)."""
     isolation, _ = mode()
+    stage = _Staging(read_only, writable) if isolation == "bubblewrap" and drops_to_nobody() else None
     if isolation == "bubblewrap":
-        full = bwrap_argv(read_only, writable, cwd) + list(cmd)
+        full = bwrap_argv(stage.read_only if stage else read_only, stage.writable if stage else writable, cwd) + list(cmd)
         env = {}
     else:
         full = list(cmd)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                         env=env, cwd=cwd if isolation != "bubblewrap" else None,
-                         preexec_fn=_limit(seconds, memory, file_bytes))
     try:
-        out, _ = p.communicate(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, 9)
-        out, _ = p.communicate()
-        return 124, (out or b"").decode("utf-8", "replace") + f"\nstopped after {seconds} s\n"
-    return p.returncode, (out or b"").decode("utf-8", "replace")
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             env=env, cwd=cwd if isolation != "bubblewrap" else None,
+                             preexec_fn=_limit(seconds, memory, file_bytes, drop=stage is not None))
+        try:
+            out, _ = p.communicate(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            out, _ = p.communicate()
+            return 124, (out or b"").decode("utf-8", "replace") + f"\nstopped after {seconds} s\n"
+        if stage:
+            stage.copy_back()
+        return p.returncode, (out or b"").decode("utf-8", "replace")
+    finally:
+        if stage:
+            stage.remove()
+
+
+class _Staging:
+    """For a step started by root: copies of its inputs that uid 65534 may read, and output
+    folders it may write, each shown in the sandbox at the original's path (so debug info and
+    messages name the real files); what the step wrote is copied back afterwards. Root's own
+    folders (a checkout under /root, say) stay closed to the step."""
+
+    def __init__(self, read_only, writable):
+        self.dir = tempfile.mkdtemp(prefix="halo-sandbox-")
+        os.chmod(self.dir, 0o755)
+        self.read_only, self.writable = [], []
+        for k, path in enumerate(sorted(set(map(str, read_only)))):
+            staged = os.path.join(self.dir, f"in{k}")
+            if os.path.isdir(path):
+                shutil.copytree(path, staged, symlinks=False)
+            else:
+                shutil.copy2(path, staged)
+            self.read_only.append((staged, path))
+        for k, path in enumerate(sorted(set(map(str, writable)))):
+            staged = os.path.join(self.dir, f"out{k}")
+            os.mkdir(staged)
+            os.chown(staged, NOBODY, NOBODY)
+            self.writable.append((staged, path))
+        for top, dirs, files in os.walk(self.dir):
+            for name in dirs + files:
+                full = os.path.join(top, name)
+                os.chmod(full, os.stat(full).st_mode | (0o555 if name in dirs else 0o444))
+
+    def copy_back(self):
+        for staged, path in self.writable:
+            for name in os.listdir(staged):
+                src = os.path.join(staged, name)
+                if os.path.isfile(src) and not os.path.islink(src):
+                    shutil.copyfile(src, os.path.join(path, name))
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
