@@ -1,0 +1,54 @@
+"""The test list read from a section's sources: backend blocks, #else, and a refusal of any
+other condition around a TEST_CASE (the list must never silently disagree with the program)."""
+import tempfile
+import unittest
+from pathlib import Path
+
+from halo import test_list
+
+SOURCE = '''TEST_CASE("7.2 a / correct / both") { }
+#if defined(HALO_BACKEND_CPU)
+TEST_CASE("7.2 a / loads / cpu only") { }
+#else
+TEST_CASE("7.2 a / loads / cuda only") { }
+#endif
+#if defined(HALO_BACKEND_CUDA)  // the GPU's own
+TEST_CASE("7.2 a / loads / cuda, commented") { }
+#endif
+// TEST_CASE("commented out")
+TEST_CASE("7.2 a / correct / width 1, ghost cells") { }
+'''
+
+
+class TestList(unittest.TestCase):
+    def write(self, text):
+        f = Path(tempfile.mkdtemp()) / "t.cpp"
+        f.write_text(text)
+        return f
+
+    def test_each_backend_gets_its_own_tests(self):
+        f = self.write(SOURCE)
+        self.assertEqual(test_list.test_names(f, "cpu"),
+                         ["7.2 a / correct / both", "7.2 a / loads / cpu only", "7.2 a / correct / width 1, ghost cells"])
+        self.assertEqual(test_list.test_names(f, "cuda"),
+                         ["7.2 a / correct / both", "7.2 a / loads / cuda only", "7.2 a / loads / cuda, commented",
+                          "7.2 a / correct / width 1, ghost cells"])
+
+    def test_another_condition_around_a_test_is_refused(self):
+        f = self.write('#if SOMETHING\nTEST_CASE("x") { }\n#endif\n')
+        with self.assertRaisesRegex(test_list.TestListError, r"t\.cpp:2: a TEST_CASE under a condition"):
+            test_list.test_names(f, "cpu")
+
+    def test_a_test_the_list_cannot_read_is_refused(self):
+        f = self.write('TEST_CASE(NAME_MACRO) { }\n')
+        with self.assertRaisesRegex(test_list.TestListError, "cannot read"):
+            test_list.test_names(f, "cpu")
+
+    def test_every_section_lists_tests(self):
+        root = Path(__file__).resolve().parents[2]
+        for source in sorted((root / "grader" / "sections").glob("*/*.cpp")):
+            self.assertTrue(test_list.test_names(source, "cpu"), source)
+
+
+if __name__ == "__main__":
+    unittest.main()
