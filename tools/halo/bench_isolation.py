@@ -32,6 +32,7 @@ def run(root, warm_runs=3, out=None):
     try:
         tree = work / "solutions"
         shutil.copytree(root / "solutions", tree)
+        load_before = os.getloadavg()[0]
         cold, warm, status = {}, {m: [] for m in MODES}, {}
         for mode in MODES:
             print(f"cold grade, HALO_SANDBOX={mode}...", flush=True)
@@ -55,7 +56,10 @@ def run(root, warm_runs=3, out=None):
                            (f"warm: grade again (median of {warm_runs})", statistics.median(warm["bubblewrap"]),
                             statistics.median(warm["none"]))):
             lines.append(f"| {what} | {a:.1f} | {b:.1f} | {a / b:.2f} |")
-        lines += ["", "Both runs graded every test as passed: " +
+        lines += ["", f"Load average (1 min) when the runs began: {load_before:.1f}, when they ended: "
+                  f"{os.getloadavg()[0]:.1f} (a quiet machine reads below 0.5; the runs alternate, so other "
+                  "work slows both sides alike, but noisily).",
+                  "", "Both runs graded every test as passed: " +
                   ("yes" if not any(status.values()) else f"no (exit status {status})"), ""]
         text = "\n".join(lines)
         print(text)
