@@ -1,5 +1,6 @@
 """The test list read from a section's sources: backend blocks, #else, and a refusal of any
 other condition around a TEST_CASE (the list must never silently disagree with the program)."""
+import shutil
 import tempfile
 import unittest
 from pathlib import Path
@@ -22,7 +23,9 @@ TEST_CASE("7.2 a / correct / width 1, ghost cells") { }
 
 class TestList(unittest.TestCase):
     def write(self, text):
-        f = Path(tempfile.mkdtemp()) / "t.cpp"
+        folder = tempfile.mkdtemp(prefix="halo-test-list-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        f = Path(folder) / "t.cpp"
         f.write_text(text)
         return f
 
