@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -363,31 +362,24 @@ void close_fd(int& fd) noexcept {
   fd = -1;
 }
 
-// Who the worker runs as: a root judge hands it to 'nobody'; anyone else keeps their uid
-// (an unprivileged process cannot switch users).
+// Who the worker runs as: a root judge hands it a uid and gid of its own, unused by anyone else
+// (no account has them), so that RLIMIT_NPROC, which counts every task of a uid system-wide,
+// bounds this worker alone, and not every 'nobody' process of the machine (other judges'
+// workers, a whole grade run as 'nobody'); killing "every process of the uid" is then exact.
+// The judge's pid makes it unique among judges running at the same time, and a judge has one
+// worker at a time. Anyone else keeps their uid (an unprivileged process cannot switch users).
 struct Identity {
   bool drop = false;
   uid_t uid = 0;
   gid_t gid = 0;
 };
 
+constexpr uid_t kWorkerIdBase = 1000000000;  // far above accounts and the usual subordinate ranges
+
 Identity worker_identity() {
   if (geteuid() != 0) return {false, getuid(), getgid()};
-  Identity id{true, 65534, 65534};
-  std::vector<char> buf(1 << 16);
-  passwd pw{};
-  passwd* found = nullptr;
-  if (getpwnam_r("nobody", &pw, buf.data(), buf.size(), &found) == 0 && found && pw.pw_uid != 0) {
-    id.uid = pw.pw_uid;
-    if (pw.pw_gid != 0) id.gid = pw.pw_gid;
-  }
-  group gr{};
-  group* found_group = nullptr;
-  if (getgrnam_r("nogroup", &gr, buf.data(), buf.size(), &found_group) == 0 && found_group &&
-      gr.gr_gid != 0) {
-    id.gid = gr.gr_gid;
-  }
-  return id;
+  const uid_t id = kWorkerIdBase + uid_t(getpid());
+  return {true, id, gid_t(id)};
 }
 
 // RLIMIT_NPROC counts every task (process or thread) of the real uid, system-wide. An
