@@ -160,8 +160,6 @@ int take_options(int argc, char** argv) {
   return out;
 }
 
-std::string isolation() { return worker() ? worker()->isolation() : ""; }
-
 // ---- one request
 
 struct Call::State {

@@ -111,6 +111,13 @@ __global__ void spin_forever(const float* in, float* out) {
   out[threadIdx.x] = s;
 }
 
+// Writes through a pointer into memory the launch does not own (in the test, a host vector
+// standing for the runtime's records): stopped before the store, checks on or off.
+__global__ void store_outside(float* host, float* out) {
+  host[threadIdx.x] = 1.0f;
+  out[threadIdx.x] = 2.0f;
+}
+
 // Thread 3 writes through the pointer it is given (null in the test) and crashes.
 __global__ void crash_in_thread_3(float* bad, float* out) {
   if (threadIdx.x == 3) bad[threadIdx.x] = 1.0f;

@@ -22,6 +22,7 @@ HALO_GLOBAL void read_unwritten_shared(float* out);
 HALO_GLOBAL void last_writer_wins(int* out);
 HALO_GLOBAL void spin_forever(const float* in, float* out);
 HALO_GLOBAL void crash_in_thread_3(float* bad, float* out);
+HALO_GLOBAL void store_outside(float* host, float* out);
 HALO_GLOBAL void pair_sums(const float* in, float* out, int n);
 HALO_GLOBAL void add_first(const float* in, float* out, int n);
 HALO_GLOBAL void copy_as_float4(const float* in, float* out, int n4);
@@ -295,6 +296,23 @@ TEST_CASE("runtime / a launch past its time limit is stopped and says which thre
   CHECK(line <= number(line_of("if (s != s) break;")));
   CHECK(r.seconds < 5);
   cudaGetLastError();
+}
+
+TEST_CASE("runtime / a store outside the launch's memory is stopped, with the checks on or off") {
+  for (bool checks : {true, false}) {
+    std::vector<float> records(8, 0.0f);  // what a kernel must never reach: the runtime's own memory
+    auto dOut = DeviceArray<float>::output("out", 8);
+    halo::cpu::set_checks(checks);
+    const cudaError_t err = halo::launch(store_outside, dim3(1), dim3(8), records.data(), dOut.get());
+    halo::cpu::set_checks(true);
+    CHECK(err == cudaErrorIllegalAddress);
+    const auto& r = last_launch();
+    CHECK(r.counts[int(DiagnosticKind::outside_memory)] == 8);
+    CHECK(r.first[int(DiagnosticKind::outside_memory)].what.find("write to memory that is not an array") == 0);
+    CHECK(std::all_of(records.begin(), records.end(), [](float v) { return v == 0.0f; }));
+    CHECK(is_poison(dOut.download()[0]));  // each thread stopped at the store
+    cudaGetLastError();
+  }
 }
 
 TEST_CASE("runtime / a crash in one thread is reported and the others run on") {

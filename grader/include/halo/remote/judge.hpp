@@ -23,8 +23,6 @@ class Writer;
 // Reads the judge's own options (--halo-worker=PATH, --halo-sandbox=MODE) out of argv, before
 // doctest sees it. Returns the new argc.
 int take_options(int argc, char** argv);
-// How the worker is isolated ("bubblewrap", "rlimits-only", "none"), once one has started.
-std::string isolation();
 
 // One request under construction: entry point, what to do, arguments.
 class Call {
