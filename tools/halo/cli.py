@@ -196,7 +196,7 @@ def _chapter(root):
 
 
 def _internal(root, args):
-    from . import answers, cpp_header, expect_failure, wrong_kernels
+    from . import answers, answers_phase, cpp_header, expect_failure, wrong_kernels
 
     if args.internal == "gpu-sanitizer":
         from . import gpu_sanitizer
@@ -246,27 +246,28 @@ def _internal(root, args):
     if args.internal == "check-answer":
         # HALO_STUDENT: who submitted (grade --student, or the autograder's submission metadata):
         # a variant file made for anyone else is INVALID.
-        verdict = answers.check_question(chapter, args.section, args.question, args.file,
-                                         os.environ.get("HALO_REPORT_DIR"), student=os.environ.get("HALO_STUDENT") or None)
-        print(f"{args.question}: {verdict.status}" + (f"\n{verdict.message}" if verdict.message else ""))
-        return 0 if verdict.status == "right" else 1
+        ok, text = answers_phase.check_question_output(chapter, args.section, args.question, args.file,
+                                                       os.environ.get("HALO_REPORT_DIR"),
+                                                       os.environ.get("HALO_STUDENT") or None)
+        print(text)
+        return 0 if ok else 1
     if args.internal == "check-answers-file":
+        if not args.expect_status:
+            ok, text = answers_phase.check_file_output(chapter, args.section, args.file)
+            print(text)
+            return 0 if ok else 1
         problems = answers.check_file(chapter, args.section, args.file)
         for p in problems:
             print(p)
-        if args.expect_status:
-            bad = 0
-            for q in chapter.questions(args.section):
-                v = answers.check_question(chapter, args.section, q.id, args.file)
-                if v.status != args.expect_status:
-                    bad += 1
-                    print(f"{q.id}: {v.status}, expected {args.expect_status}")
-            print(f"{len(chapter.questions(args.section)) - bad} of {len(chapter.questions(args.section))} "
-                  f"questions are '{args.expect_status}'")
-            return 1 if bad or problems else 0
-        if not problems:
-            print(f"{args.file} is well-formed")
-        return 1 if problems else 0
+        bad = 0
+        for q in chapter.questions(args.section):
+            v = answers.check_question(chapter, args.section, q.id, args.file)
+            if v.status != args.expect_status:
+                bad += 1
+                print(f"{q.id}: {v.status}, expected {args.expect_status}")
+        print(f"{len(chapter.questions(args.section)) - bad} of {len(chapter.questions(args.section))} "
+              f"questions are '{args.expect_status}'")
+        return 1 if bad or problems else 0
     if args.internal == "diagnostics-page":
         from . import diagnostics_page
         text = diagnostics_page.generate(root, chapter, args.build_dir or Path(root) / "build" / "check")

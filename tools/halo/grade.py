@@ -2,12 +2,11 @@
 per section and writes results.json. Exit status 0 only when everything selected passes."""
 import os
 import random
-import re
 import shutil
 import sys
 from pathlib import Path
 
-from . import build, progress, results, sandbox, test_list, toolchain
+from . import answers_phase, build, progress, results, sandbox, test_list, toolchain
 
 
 def _label_regex(ids):
@@ -85,20 +84,18 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     # Answers last: some are compared with what this run's kernel tests measured. HALO_SANDBOX
     # pins the isolation found here: a judge that cannot start it fails rather than run weaker.
     env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed, "HALO_SANDBOX": isolation}
-    names = "^(" + "|".join(re.escape(s.id) for s in sections) + ") "
-    phases = [("kernels", ["-L", _label_regex([s.id for s in sections]), "-LE", "^answers$" if gpu else "^(answers|gpu)$"]),
-              ("answers", ["-L", "^answers$", "-R", names])]
-    junits = []
-    for phase, selection in phases:
-        junits.append(report_dir / f"junit-{phase}.xml")
+    junit = report_dir / "junit-kernels.xml"
+    with progress.Progress("running the kernels tests") as p:
         # The course secret is for the answers checker only; the submission's identity too.
-        phase_env = dict(env, HALO_STUDENT=student) if phase == "answers" and student else env
-        drop = () if phase == "answers" else ("HALO_COURSE_SECRET", "HALO_STUDENT")
-        with progress.Progress(f"running the {phase} tests") as p:
-            build.run_ctest(tc, build_dir, junit=junits[-1], env=phase_env, extra=selection, progress=p.update,
-                            drop=drop)
-    results.merge_junit(junits, build_dir / "junit.xml")
-    tests = [t for j in junits for t in results.read_junit(j)]
+        build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
+                        extra=["-L", _label_regex([s.id for s in sections]), "-LE",
+                               "^answers$" if gpu else "^(answers|gpu)$"],
+                        drop=("HALO_COURSE_SECRET", "HALO_STUDENT"))
+    tests = results.read_junit(junit)
+    with progress.Progress("checking the answers"):
+        answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
+    tests += answered
+    results.write_junit(tests, build_dir / "junit.xml")
     tests += results.missing_results(_expected_tests(root, sections), tests)
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
                           failures, seed, exercises, {"mode": isolation, "note": why})

@@ -50,19 +50,23 @@ class ProgressLines(unittest.TestCase):
         self.assertIn("interrupted", out.getvalue())
 
 
-class MergedJunit(unittest.TestCase):
-    def test_both_passes_in_one_file_with_counts(self):
+class OneJunitFile(unittest.TestCase):
+    def test_every_record_round_trips_with_counts(self):
         with tempfile.TemporaryDirectory() as d:
-            a, b = Path(d, "a.xml"), Path(d, "b.xml")
+            a = Path(d, "a.xml")
             a.write_text(JUNIT)
-            b.write_text(JUNIT.replace("correct", "answers"))
+            tests = results.read_junit(a)
+            tests[1]["message"] = "P[3] is 2.5, expected 4\nsecond line"
+            tests.append({"name": "7.1 background / answers / q", "section": "7.1", "kind": "answers",
+                          "status": "failed", "message": "q: wrong\nanswers.toml:3: q = 2 is not right",
+                          "seconds": 0.01})
             out = Path(d, "junit.xml")
-            results.merge_junit([a, b, Path(d, "missing.xml")], out)
+            results.write_junit(tests, out)
             root = ET.parse(out).getroot()
-            self.assertEqual(len(root.findall("testcase")), 6)
-            self.assertEqual((root.get("tests"), root.get("failures"), root.get("skipped")), ("6", "2", "2"))
-            self.assertEqual([t["status"] for t in results.read_junit(out)],
-                             ["passed", "failed", "skipped"] * 2)
+            self.assertEqual((root.get("tests"), root.get("failures"), root.get("skipped")), ("4", "2", "1"))
+            again = results.read_junit(out)
+            self.assertEqual([(t["name"], t["status"], t["message"]) for t in again],
+                             [(t["name"], t["status"], t["message"]) for t in tests])
 
 
 class Colour(unittest.TestCase):

@@ -1,0 +1,50 @@
+"""The answers phase of `./workbook grade`: every question of the graded sections checked in
+this one process, with the very test names, verdicts and messages of the CTest answers tests
+(`internal check-answer`, `internal check-answers-file`), so that results.json reads the same
+whichever path produced it.
+
+Why not CTest here: one Python process per question cost most of a grade (95 questions, 7 to
+15 s on a 2-core machine). Nothing of the submission runs in this process: an answers file is
+data, read by the TOML parser, and the measured ratios come from the judges' load reports.
+"""
+import time
+
+from . import answers
+from .results import failure_message
+
+
+def _name(section, what):
+    return f"{section.id} {section.slug} / answers / {what}"
+
+
+def _record(name, section_id, ok, output, seconds):
+    return {"name": name, "section": section_id, "kind": "answers", "status": "passed" if ok else "failed",
+            "message": "" if ok else failure_message(output), "seconds": seconds}
+
+
+def check_question_output(chapter, section_id, question_id, path, report_dir, student):
+    """What `internal check-answer` prints, and whether the question is right."""
+    verdict = answers.check_question(chapter, section_id, question_id, path, report_dir, student=student)
+    text = f"{question_id}: {verdict.status}" + (f"\n{verdict.message}" if verdict.message else "")
+    return verdict.status == answers.RIGHT, text
+
+
+def check_file_output(chapter, section_id, path):
+    """What `internal check-answers-file` prints (without --expect-status), and whether the file is fine."""
+    problems = answers.check_file(chapter, section_id, path)
+    return not problems, "\n".join(problems) if problems else f"{path} is well-formed"
+
+
+def run(chapter, sections, exercises, report_dir, student=None):
+    """One test record per question of each section, then one for the file as a whole."""
+    tests = []
+    for s in sections:
+        path = exercises / s.folder / "answers.toml"
+        for q in chapter.questions(s.id):
+            start = time.monotonic()
+            ok, text = check_question_output(chapter, s.id, q.id, path, report_dir, student)
+            tests.append(_record(_name(s, q.id), s.id, ok, text, time.monotonic() - start))
+        start = time.monotonic()
+        ok, text = check_file_output(chapter, s.id, path)
+        tests.append(_record(_name(s, "the file is well-formed"), s.id, ok, text, time.monotonic() - start))
+    return tests
