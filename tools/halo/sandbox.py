@@ -136,13 +136,27 @@ def run(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, mem
     """Runs `cmd` in the sandbox; returns (exit status, output). A step that runs past `seconds`
     of wall clock is killed, with its whole process group, and reported as such (status 124)."""
     isolation, _ = mode()
-    stage = _Staging(read_only, writable) if isolation == "bubblewrap" and drops_to_nobody() else None
+    stage, unstage = None, lambda text: text
     if isolation == "bubblewrap":
+        stage = _Staging(read_only, writable) if drops_to_nobody() else None
         full = bwrap_argv(stage.read_only if stage else read_only, stage.writable if stage else writable, cwd) + list(cmd)
         env = {}
     else:
         full = list(cmd)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        if isolation == "rlimits-only" and os.geteuid() == 0:
+            # No namespace to show staged copies at their original paths: the step reads its
+            # inputs where they are (they must be readable by others, as an unpacked autograder
+            # is) and writes into folders of its own, named in its command line in place of the
+            # real ones; only regular files come back.
+            unreadable = [path for path in read_only if not _others_can_read(path)]
+            if unreadable:
+                return 1, ("halo: grading as root without bubblewrap runs the compiler as an unprivileged "
+                           f"user, who cannot read {unreadable[0]}; make the checkout readable by others "
+                           "(chmod -R o+rX) or install bubblewrap\n")
+            stage = _Staging((), writable)
+            full = _rewritten(full, stage.writable)
+            unstage = lambda text: _rewritten([text], [(path, staged) for staged, path in stage.writable])[0]
     try:
         p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              env=env, cwd=cwd if isolation != "bubblewrap" else None,
@@ -152,13 +166,47 @@ def run(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, mem
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, 9)
             out, _ = p.communicate()
-            return 124, (out or b"").decode("utf-8", "replace") + f"\nstopped after {seconds} s\n"
+            return 124, unstage((out or b"").decode("utf-8", "replace")) + f"\nstopped after {seconds} s\n"
         if stage:
             stage.copy_back()
-        return p.returncode, (out or b"").decode("utf-8", "replace")
+        return p.returncode, unstage((out or b"").decode("utf-8", "replace"))
     finally:
         if stage:
             stage.remove()
+
+
+def _others_can_read(path):
+    """Whether a user with no claim on `path` (neither its owner nor in its group) can read it,
+    and every folder above it lets that user through."""
+    path = os.path.abspath(path)
+    try:
+        mode_bits = os.stat(path).st_mode
+        if not mode_bits & 0o004 or (os.path.isdir(path) and not mode_bits & 0o001):
+            return False
+        parent = os.path.dirname(path)
+        while parent != os.path.dirname(parent):
+            if not os.stat(parent).st_mode & 0o001:
+                return False
+            parent = os.path.dirname(parent)
+    except OSError:
+        return False
+    if os.path.isdir(path):
+        for top, dirs, files in os.walk(path):
+            for name in dirs + files:
+                bits = os.stat(os.path.join(top, name)).st_mode
+                if not bits & 0o004 or (name in dirs and not bits & 0o001):
+                    return False
+    return True
+
+
+def _rewritten(args, pairs):
+    """`args` with every path under the second of a (new, old) pair moved under the first."""
+    out = []
+    for a in args:
+        for new, old in sorted(pairs, key=lambda pair: -len(pair[1])):
+            a = a.replace(old + "/", new + "/")
+        out.append(a)
+    return out
 
 
 class _Staging:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,12 +39,12 @@ class CompileSandboxed(unittest.TestCase):
                        check=True, capture_output=True)
         self.generated = generated
 
-    def compile(self, text):
+    def compile(self, text, wrapper_prefix=""):
         kernel = self.dir / "tree" / "kernel.cu"
         kernel.parent.mkdir(exist_ok=True)
         kernel.write_text(text)
         wrapper = self.dir / "wrapper.cpp"
-        wrapper.write_text('#include "halo/cpu/cuda_dialect.hpp"\n#include "halo/chapter_defines.hpp"\n'
+        wrapper.write_text(wrapper_prefix + '#include "halo/cpu/cuda_dialect.hpp"\n#include "halo/chapter_defines.hpp"\n'
                            f'#include "{kernel}"\n')
         out = self.dir / "obj" / "kernel.o"
         out.parent.mkdir(exist_ok=True)
@@ -81,6 +82,23 @@ class CompileSandboxed(unittest.TestCase):
         status, output = sandbox.run(["/bin/cat", str(readme)], read_only=[str(kernel)], writable=[str(self.dir)])
         self.assertNotEqual(status, 0)
         self.assertNotIn("Halo", output)
+
+    @unittest.skipUnless(os.geteuid() == 0, "only root drops privileges")
+    def test_root_without_bubblewrap_compiles_as_an_unprivileged_user(self):
+        os.chmod(self.dir, 0o755)  # the fallback reads inputs in place: they must be readable by others
+        secret = self.dir / "root-only.h"
+        secret.write_text("#error root's file was read\n")
+        os.chmod(secret, 0o600)
+        with unittest.mock.patch.dict(os.environ, {"HALO_SANDBOX": "rlimits-only"}):
+            p, _, out = self.compile(KERNEL)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertEqual(out.stat().st_uid, 0)  # written by nobody into a folder of its own, copied back
+            # The validator reads kernel files only; the wrapper stands for anything else compiled.
+            p, _, out = self.compile(KERNEL, wrapper_prefix=f'#include "{secret}"\n')
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("Permission denied", p.stdout)
+        self.assertNotIn("root's file was read", p.stdout)
+        self.assertNotIn("halo-sandbox-", p.stdout)  # messages name the real paths
 
 
 if __name__ == "__main__":
