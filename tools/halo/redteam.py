@@ -25,7 +25,8 @@ and compares the score (grade: passed tests plus right answers of the graded sec
 results.json; autograder: Gradescope's score) with its baseline graded the same way: the
 untouched stub, or for load hiding the [[control]] kernel that loads as much and hides nothing.
 An attack fails when it scores more, passes every loads test of its section (load hiding),
-changes results after the grader finished (checked again `--settle` seconds later), leaves a
+changes results after the grader finished (checked again `--settle` seconds later when any of
+its processes is still running; with none left nothing can change them), leaves a
 process running (the runner is a child subreaper: orphans come back to it), changes the
 checkout (git status and a listing of path, size and mtime, build/ left out) or the fake
 root's source, leaves files in /tmp, /var/tmp or /dev/shm, connects to 127.0.0.1:47213 (the
@@ -786,7 +787,10 @@ class Runner:
         seconds = time.monotonic() - start
         first = _hash(results)
         first_score = scorer(results, section)[0] if first else None
-        time.sleep(self.args.settle)
+        # Only a process of the grade can change its results later: with none left (the runner
+        # is a subreaper, so none escapes the count), there is nothing to wait for.
+        if _leftovers(marks, self.work, uid):
+            time.sleep(self.args.settle)
         for p in _kill_leftovers(marks, self.work, uid):
             out.problems.append(f"left a process running: {p}")
         out.score, out.detail, out.loads = scorer(results, section)
@@ -1119,7 +1123,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--users", default=None, help="autograder users, comma-separated: root, nobody "
                                                   "(default: both when run as root, else the current user)")
     p.add_argument("--timeout", type=float, default=900, help="seconds one grade may take (default 900)")
-    p.add_argument("--settle", type=float, default=8, help="seconds to wait after a grade before judging (default 8)")
+    p.add_argument("--settle", type=float, default=8, help="seconds to wait after a grade that left a process running, before judging (default 8)")
     p.add_argument("--tmp", choices=["auto", "private", "shared"], default="auto",
                    help="a private /tmp per grade (root) or the real /tmp compared before and after")
     p.add_argument("--tmp-ignore", action="append", default=[], metavar="GLOB",
