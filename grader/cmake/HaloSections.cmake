@@ -331,11 +331,12 @@ function(halo_gpu_sanitizer_test id description target tool)
   set_tests_properties("${name}" PROPERTIES LABELS "${id};gpu;sanitizer" TIMEOUT 900 SKIP_RETURN_CODE 77)
 endfunction()
 
-# The red-team suite (grader/redteam/, tools/halo/redteam.py): every hostile submission graded as
-# a student's tree must score no more than the untouched stub and leave no trace. Through the
-# Gradescope autograder (as root and as an unprivileged user) one attack of each technique runs
-# here; `./workbook redteam --mode autograder` runs them all (about 40 s each per user).
-set(HALO_REDTEAM_AUTOGRADER_ATTACKS
+# The red-team suite (grader/redteam/, tools/halo/redteam.py): every hostile submission must score
+# no more than the untouched stub and leave no trace, graded as a student's tree and through the
+# Gradescope autograder as root and as an unprivileged user (one test each, so that CTest can run
+# them side by side). Where bubblewrap cannot start, the grader falls back to limits and the
+# privilege drop: one attack of each technique also runs through the autograder that way.
+set(HALO_REDTEAM_FALLBACK_ATTACKS
   exit-destructor-underscore-exit list-invented-names results-junit-rewrite tamper-results-module
   buildtime-detached-rewriter loads-5x-record-overwrite secret-env-in-failure-message variant-alice-answers-7.2
   fork-bomb detached-gradescope-rewrite doctest-success-lines loads-5x-inline-asm)
@@ -344,13 +345,19 @@ function(halo_add_redteam_checks)
   set(name "project: red team: every hostile submission graded by ./workbook grade scores no more than the stub")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade --working-tree)
   set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600)
+  foreach(user IN ITEMS root nobody)
+    set(name "project: red team: every hostile submission through the Gradescope autograder, as ${user}")
+    add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users ${user})
+    set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77)
+  endforeach()
   set(only "")
-  foreach(attack IN LISTS HALO_REDTEAM_AUTOGRADER_ATTACKS)
+  foreach(attack IN LISTS HALO_REDTEAM_FALLBACK_ATTACKS)
     list(APPEND only --only ${attack})
   endforeach()
-  set(name "project: red team: one attack of each technique through the Gradescope autograder, as root and unprivileged")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree ${only})
-  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600)
+  set(name "project: red team: one attack of each technique through the autograder as root without bubblewrap")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users root ${only})
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "HALO_SANDBOX=rlimits-only")
 endfunction()
 
 # Checks of the project itself that are not about one section.
