@@ -108,6 +108,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     HALO_NAME(cudaErrorNoDevice)
     HALO_NAME(cudaErrorIllegalAddress)
     HALO_NAME(cudaErrorLaunchTimeout)
+    HALO_NAME(cudaErrorAssert)
     HALO_NAME(cudaErrorLaunchFailure)
     HALO_NAME(cudaErrorUnknown)
 #undef HALO_NAME
@@ -128,6 +129,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorAssert: return "device-side assert triggered";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorUnknown: return "unknown error";
   }

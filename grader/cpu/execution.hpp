@@ -122,6 +122,15 @@ void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store
 // of a block, so that a read of something no thread wrote gives the same value on every run.
 void poison_shared_variables(const Worker& w);
 
+// An atomic operation's access (atomics.cpp), checked and counted as a load and a store of the
+// running CUDA thread before it happens; `pc` is the kernel's return address.
+void check_atomic_access(const void* address, unsigned size, const void* pc);
+
+// What the kernel prints (kernel_output.cpp): cleared as a launch starts, kept in its record
+// (in thread order, capped) as it ends.
+void begin_kernel_output();
+void end_kernel_output(LaunchRecord& record);
+
 // "element 5 of N_ds" for an address in the executable's TLS block, from the ELF symbol table.
 std::string shared_element_name(uintptr_t offset_in_tls_block);
 

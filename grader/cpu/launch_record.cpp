@@ -32,6 +32,7 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::launch_timeout: return "launch did not finish";
     case DiagnosticKind::crash: return "crash";
     case DiagnosticKind::outside_memory: return "access outside the kernel's memory";
+    case DiagnosticKind::assert_failed: return "device-side assertion failed";
     case DiagnosticKind::count_: break;
   }
   return "?";

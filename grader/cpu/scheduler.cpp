@@ -344,6 +344,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
   L.record = &record;
   reset_record(record, L);
+  begin_kernel_output();
 
   auto start = std::chrono::steady_clock::now();
   L.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -372,6 +373,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   watchdog.join();
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   total_up(record);
+  end_kernel_output(record);
   if (record.counts[int(DiagnosticKind::launch_timeout)]) describe_unfinished(record, L);
 
   const uint64_t* c = record.counts;
@@ -379,6 +381,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   // through the report, as a GPU would let them pass silently.
   if (c[int(DiagnosticKind::out_of_bounds)] || c[int(DiagnosticKind::crash)] || c[int(DiagnosticKind::outside_memory)])
     record.error = cudaErrorIllegalAddress;
+  if (c[int(DiagnosticKind::assert_failed)]) record.error = cudaErrorAssert;
   if (c[int(DiagnosticKind::launch_timeout)]) record.error = cudaErrorLaunchTimeout;
   return record_error(record.error);
 }

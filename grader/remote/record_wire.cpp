@@ -73,6 +73,9 @@ void write_record(Writer& w, const cpu::LaunchRecord& r) {
     if (r.counts[k]) write_diagnostic(w, r.first[k]);
   }
   w.pod(r.seconds);
+  w.pod(uint64_t(r.printed.size()));
+  for (const auto& line : r.printed) w.str(line);
+  w.pod(r.printed_total);
 }
 
 cpu::LaunchRecord read_record(Reader& in, dim3 grid, dim3 block, bool per_thread) {
@@ -114,6 +117,11 @@ cpu::LaunchRecord read_record(Reader& in, dim3 grid, dim3 block, bool per_thread
     if (r.counts[k]) r.first[k] = read_diagnostic(in);
   }
   r.seconds = in.pod<double>();
+  const uint64_t printed = in.count(8);
+  if (printed > cpu::LaunchRecord::kPrintedKept) throw WireError("more printed lines than a record keeps");
+  for (uint64_t k = 0; k < printed; ++k) r.printed.push_back(in.str());
+  r.printed_total = in.pod<uint64_t>();
+  if (r.printed_total < r.printed.size()) throw WireError("fewer printed lines in all than in the record");
   return r;
 }
 

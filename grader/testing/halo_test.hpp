@@ -28,10 +28,12 @@
   } while (0)
 
 namespace halo::test {
-// The verdict's message followed by any stub TODO notes, as one string (doctest's FAIL()
-// must be given a single value).
+// The verdict's message followed by any stub TODO notes and what the kernel printed, as one
+// string (doctest's FAIL() must be given a single value).
 inline std::string failure_text(const Verdict& v) {
-  const std::string notes = stub_notes();
-  return notes.empty() ? v.message : v.message + "\n" + notes;
+  std::string text = v.message;
+  for (const std::string& more : {stub_notes(), kernel_printed()})
+    if (!more.empty()) text += "\n" + more;
+  return text;
 }
 }  // namespace halo::test

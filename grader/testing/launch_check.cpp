@@ -12,6 +12,19 @@ std::string stub_notes() {
   return out;
 }
 
+std::string kernel_printed() {
+  std::string out;
+#if defined(HALO_BACKEND_CPU)
+  const auto& record = cpu::last_launch();
+  if (!record.valid || record.printed_total == 0) return out;
+  const uint64_t total = record.printed_total, shown = record.printed.size();
+  out = "the kernel printed " + std::to_string(total) + (total == 1 ? " line" : " lines") + " in its last launch" +
+        (shown < total ? "; the first " + std::to_string(shown) + " in block and thread order" : "") + ":";
+  for (const auto& line : record.printed) out += "\n    " + line;
+#endif
+  return out;
+}
+
 Verdict judge_launch(cudaError_t error, const std::string& what) {
   Verdict v;
 #if defined(HALO_BACKEND_CPU)

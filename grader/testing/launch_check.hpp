@@ -17,6 +17,10 @@ Verdict judge_launch(cudaError_t error, const std::string& what);
 // load_counter_ready().
 Verdict stored_once_never_read(const std::string& array, uint64_t outputs, const std::string& launch);
 
+// What the kernel printed in the last launch (printf from a CUDA thread, kept by the CPU
+// backend), as lines to show with a failure; "" when it printed nothing.
+std::string kernel_printed();
+
 // Stub TODOs reached so far in this process, as "still a stub: file:line: TODO: ..." lines.
 std::string stub_notes();
 

@@ -18,6 +18,7 @@
 #include <cstdio>
 
 #include "halo/cpu/cuda_runtime.hpp"
+#include "halo/cpu/device_functions.hpp"
 
 #define __global__
 #define __device__
@@ -49,20 +50,26 @@ void todo_reached(const char* what, const char* file, int line);
 // TODO at file:line"; on a GPU it does nothing and the tests fail on unwritten outputs instead.
 #define HALO_TODO(what) (::halo::cpu::todo_reached((what), __FILE__, __LINE__))
 
-// Atomics: fibers of one block never interleave inside a call, but blocks run on several cores,
-// so these are real atomic operations.
-template <class T>
-inline T atomicAdd(T* address, T value) {
-  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
-}
-inline float atomicAdd(float* address, float value) {
-  float old, desired;
-  __atomic_load(address, &old, __ATOMIC_RELAXED);
-  do {
-    desired = old + value;
-  } while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-  return old;
-}
+// Atomics, as CUDA declares them for these types. They are defined in the runtime
+// (grader/cpu/atomics.cpp), where each access is checked and counted before it happens: inline,
+// an atomic read-modify-write would be invisible to the instrumentation.
+#define HALO_DECLARE_INTEGER_ATOMICS(T)                                                                   \
+  T atomicAdd(T* address, T value);                                                                      \
+  T atomicSub(T* address, T value);                                                                      \
+  T atomicExch(T* address, T value);                                                                     \
+  T atomicMin(T* address, T value);                                                                      \
+  T atomicMax(T* address, T value);                                                                      \
+  T atomicAnd(T* address, T value);                                                                      \
+  T atomicOr(T* address, T value);                                                                       \
+  T atomicXor(T* address, T value);                                                                      \
+  T atomicCAS(T* address, T compare, T value);
+HALO_DECLARE_INTEGER_ATOMICS(int)
+HALO_DECLARE_INTEGER_ATOMICS(unsigned int)
+HALO_DECLARE_INTEGER_ATOMICS(unsigned long long)
+#undef HALO_DECLARE_INTEGER_ATOMICS
+float atomicAdd(float* address, float value);
+double atomicAdd(double* address, double value);
+float atomicExch(float* address, float value);
 
 // 16-byte accesses (section 7.9). float4 is a clang vector type rather than a struct: a load
 // or store through a float4* is then one 16-byte IR access, which the instrumentation sees as

@@ -31,6 +31,7 @@ enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
   cudaErrorLaunchFailure = 719,
   cudaErrorUnknown = 999,
 };

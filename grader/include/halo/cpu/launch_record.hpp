@@ -65,6 +65,7 @@ enum class DiagnosticKind : uint8_t {
   crash,             // a thread of the kernel crashed (segmentation fault, bus error, division by zero)
   outside_memory,    // a store outside the kernel's arrays, shared, local and constant memory (the
                      // grader's own state among it): stopped before it happens, checks on or off
+  assert_failed,     // a device-side assert() was false: the thread stops, as the launch would on a GPU
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
@@ -100,6 +101,12 @@ struct LaunchRecord {
   Diagnostic first[kDiagnosticKinds];                   // valid where counts[k] > 0
   uint64_t counts[kDiagnosticKinds] = {};
   double seconds = 0;
+  // What the kernel printed (printf, puts, putchar), one entry per call that printed a line,
+  // "block (0,0,0) thread (3,0,0): text", in block and thread order; at most kPrintedKept of
+  // printed_total.
+  static constexpr size_t kPrintedKept = 20;
+  std::vector<std::string> printed;
+  uint64_t printed_total = 0;
 
   size_t block_count() const { return size_t(grid.x) * grid.y * grid.z; }
   size_t threads_per_block() const { return size_t(block.x) * block.y * block.z; }

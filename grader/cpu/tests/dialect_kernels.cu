@@ -1,0 +1,67 @@
+// Kernels written the way learners write them, one CUDA construct each, for the dialect's own
+// tests (test_dialect.cpp). The same file builds with nvcc (a CTest test checks it), so every
+// construct here means on the CPU backend what it means on a GPU.
+#include <cassert>
+#include <cstdio>
+
+// min and max: CUDA's overloads pick the type by the usual arithmetic conversions.
+static_assert(sizeof(decltype(min(1, 2))) == sizeof(int) && decltype(min(1, 2))(-1) < 0, "min(int, int) is int");
+static_assert(decltype(max(-1, 2u))(-1) > 0, "max(int, unsigned) is unsigned, as in CUDA");
+static_assert(sizeof(decltype(min(1.0, 2.0f))) == sizeof(double), "min(double, float) is double");
+
+__global__ void min_max_kinds(const int* a, const float* x, int* i_out, float* f_out, int n) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;  // an unsigned index, as learners write
+  if (t < n) {
+    i_out[t] = max(0, min(a[t], n - 1));  // a clamp with int overloads
+    f_out[t] = fmaxf(fminf(x[t], 1.0f), -1.0f) + min(x[t], 0.5f) - max(0.0f, x[t]);
+  }
+}
+
+// printf from every thread: the CPU backend keeps what each thread printed.
+__global__ void print_each_thread(float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  printf("i=%d\n", i);
+  out[i] = float(i);
+}
+
+// A device-side assert that is false for one thread.
+__global__ void assert_below(const int* in, int* out, int limit) {
+  const int i = threadIdx.x;
+  assert(in[i] < limit);
+  out[i] = in[i];
+}
+
+// __forceinline__ helper, a template kernel, __restrict__, __ldg, #pragma unroll,
+// __launch_bounds__ and size_t indices in one 1D convolution of radius R.
+__device__ __forceinline__ float weighted(float value, float weight) { return value * weight; }
+
+template <int R>
+__global__ void __launch_bounds__(256) small_conv(const float* __restrict__ in, const float* __restrict__ w,
+                                                  float* __restrict__ out, size_t n) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = -R; j <= R; ++j) {
+    const long long k = (long long)i + j;
+    if (k >= 0 && k < (long long)n) sum += weighted(__ldg(&in[k]), __ldg(&w[j + R]));
+  }
+  out[i] = sum;
+}
+template __global__ void small_conv<2>(const float* __restrict__, const float* __restrict__, float* __restrict__, size_t);
+
+// Atomics across blocks.
+__global__ void count_and_max(const int* in, int* count, int* biggest, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(count, 1);
+    atomicMax(biggest, in[i]);
+  }
+}
+
+// An atomic through a pointer into memory the launch does not own (in the test, a host
+// vector standing for the runtime's records): stopped before it happens, like a store.
+__global__ void atomic_outside(int* host, int* out) {
+  atomicExch(&host[threadIdx.x], 7);
+  out[threadIdx.x] = 1;
+}
