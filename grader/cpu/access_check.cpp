@@ -148,6 +148,11 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
 
 }  // namespace
 
+HALO_CALLBACK_CODE void check_atomic_access(const void* address, unsigned size, const void* pc) {
+  on_access(address, size, false, pc);
+  on_access(address, size, true, pc);
+}
+
 extern "C" char __start_halo_callbacks[] __attribute__((weak));
 extern "C" char __stop_halo_callbacks[] __attribute__((weak));
 

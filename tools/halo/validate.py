@@ -108,6 +108,8 @@ WHY = {
     "intrinsic": "the instrumentation cannot see what it does",
     "builtin": "use the CUDA dialect's functions instead of compiler builtins",
     "io": "printf is the way to print from a kernel",
+    "atomic": "use CUDA's atomic functions (atomicAdd, atomicMax, atomicCAS, ...): the grader checks and counts "
+              "their accesses, which compiler builtins would hide",
     "vla": "a local array's size must be known at compile time, as on a GPU; a large one could overflow "
            "the thread's stack",
 }
@@ -167,6 +169,7 @@ FORBIDDEN_CALLS = {**dict.fromkeys(["exit", "abort", "raise", "kill", "signal", 
                    "free": "heap"}
 # Prefixes of the runtime's, the instrumentation's and the C++ runtime's own symbols.
 FORBIDDEN_PREFIXES = (("__sanitizer", "callback"), ("__sancov", "callback"), ("__halo", "internal"),
+                      ("__atomic_", "atomic"), ("__sync_", "atomic"), ("__c11_atomic", "atomic"),
                       ("__start_", "internal"), ("__stop_", "internal"), ("__cxa_", "internal"),
                       ("__libc_", "internal"), ("__gxx_", "internal"), ("__asan", "internal"),
                       ("__tsan", "internal"), ("__msan", "internal"), ("__ubsan", "internal"),
@@ -459,7 +462,11 @@ DIALECT_FUNCTIONS = frozenset({
     "_ZN4halo3cpu16copy_from_symbolEPvPKvmmm14cudaMemcpyKind",
     "_Z16cudaGetLastErrorv", "_Z19cudaPeekAtLastErrorv", "_Z16cudaGetErrorName9cudaError",
     "_Z18cudaGetErrorString9cudaError", "_Z21cudaDeviceSynchronizev",
-})
+}) | frozenset(  # the atomics (grader/cpu/atomics.cpp), which check each access before it happens
+    f"_Z{len(name)}{name}P{code}{code}" + (code if name == "atomicCAS" else "")
+    for name in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr",
+                 "atomicXor", "atomicCAS")
+    for code in "ijy") | frozenset({"_Z9atomicAddPff", "_Z9atomicAddPdd", "_Z10atomicExchPff"})
 # The rest of cuda_runtime.hpp, for a kernel file's host code (grader/wrong/7.3 allocates and
 # copies a mask). The CPU runtime checks the device side of each of these but not the host side
 # of cudaMemcpy and cudaMemcpy2D: a host-to-host copy moves any bytes, unseen. Leave this set
@@ -1015,6 +1022,8 @@ class _IrCheck:
                 self.check_reference(r, at, callee=r == callee_name)
             if op == "alloca" and re.search(r", i\d+ %", body):
                 self.add(at, "a variable-length array", "vla")
+            if op in ("atomicrmw", "cmpxchg"):
+                self.add(at, "an atomic instruction", "atomic")
             if op in ("load", "store", "atomicrmw", "cmpxchg"):
                 size, _ = self.access(body, op)
                 if size not in (1, 2, 4, 8, 16):

@@ -143,8 +143,7 @@ LEGITIMATE = {
         """,
 }
 
-# CUDA that the CPU dialect does not compile (extern __shared__, __ldg, bare min/max): the source
-# layer must not refuse it; clang then reports it (see test_a_file_that_does_not_compile).
+# CUDA that learners write and the source layer must not refuse.
 LEGITIMATE_SOURCE_ONLY = {
     "extern __shared__, __ldg, min, max": """
         extern __shared__ float tile[];
@@ -502,7 +501,7 @@ class IrLayer(KernelFiles, unittest.TestCase):
                 self.assertEqual(found, [])
 
     def test_a_file_that_does_not_compile(self):
-        path = self.kernel(LEGITIMATE_SOURCE_ONLY["extern __shared__, __ldg, min, max"])
+        path = self.kernel("__global__ void k(float* p) { p[0] = not_declared_anywhere; }")
         [f] = validate.validate_file(path)
         self.assertEqual((f.construct, f.line), (validate.COMPILE_ERROR, 1))
         self.assertIn("does not compile", f.message)
@@ -520,6 +519,16 @@ class IrLayer(KernelFiles, unittest.TestCase):
               p[threadIdx.x + blockIdx.y * blockDim.z + gridDim.x] = C[0];
               __syncthreads();
               HALO_TODO("x");
+            }
+            template <class T>
+            __device__ void every_atomic(T* a) {
+              atomicAdd(a, T(1)); atomicSub(a, T(1)); atomicExch(a, T(1)); atomicMin(a, T(1));
+              atomicMax(a, T(1)); atomicAnd(a, T(1)); atomicOr(a, T(1)); atomicXor(a, T(1));
+              atomicCAS(a, T(1), T(2));
+            }
+            __global__ void atomics(int* i, unsigned* u, unsigned long long* y, float* f, double* d) {
+              every_atomic(i); every_atomic(u); every_atomic(y);
+              atomicAdd(f, 1.0f); atomicAdd(d, 1.0); atomicExch(f, 1.0f);
             }
             cudaError_t h(const float* s, float* d) {
               cudaMemcpyToSymbol(C, s, 4);
