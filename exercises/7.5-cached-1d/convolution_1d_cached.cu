@@ -17,6 +17,8 @@
 __global__ void convolution_1D_cached_kernel(const float* N, float* P, int Mask_Width, int Width) {
   // The tile holds only this block's own elements of N, no halo cells:
   //   __shared__ float N_ds[TILE_SIZE];
+  // (or `extern __shared__ float N_ds[];`: the grader launches with at least blockDim.x floats
+  // of dynamic shared memory)
   // The grader launches blocks of 32, 128 and 256 threads: index with blockDim.x, never with
   // TILE_SIZE (TILE_SIZE only sizes the array).
   // 1. Each thread copies its own element N[i] into the tile. In a partial last tile, a

@@ -128,7 +128,10 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
         return std::string(store ? "write to " : "read of ") +
                "the grader's own state in shared memory (outside every __shared__ variable of the kernel)";
       });
-    if (L.checks) check_shared_access(*w, a, size, store, pc);
+    if (L.checks) {
+      if (!check_shared_bounds(*w, a, size, store, pc)) stop_current_thread();
+      check_shared_access(*w, a, size, store, pc);
+    }
   }
   // Any other memory is the process's (the runtime, its records, the heap): a kernel may read
   // constant data there, but a store could rewrite what the grader measured, so none happens.

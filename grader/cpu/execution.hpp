@@ -31,6 +31,7 @@ struct Launch {
   bool per_element = false;  // ArrayTraffic::element_loads/stores (shared by all workers: atomic adds)
   bool checks = true;    // bounds, padding, shared-memory and initialisation checks
   bool reverse = false;  // run the threads of a block last to first between barriers
+  size_t dynamic_shared_bytes = 0;  // of extern __shared__ memory, as given at launch
   std::chrono::steady_clock::time_point deadline;
   double timeout_s = 0;
   std::atomic<bool> timed_out{false};
@@ -130,6 +131,12 @@ void check_atomic_access(const void* address, unsigned size, const void* pc);
 // (in thread order, capped) as it ends.
 void begin_kernel_output();
 void end_kernel_output(LaunchRecord& record);
+
+// Whether a shared-memory access stays inside one __shared__ array (static: its symbol; dynamic:
+// the launch's size); raises an out-of-bounds diagnostic named after the nearest array when not.
+bool check_shared_bounds(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
+// Where the dynamic shared memory starts in the TLS block that starts at `tls_lo`.
+uintptr_t dynamic_shared_offset(uintptr_t tls_lo);
 
 // "element 5 of N_ds" for an address in the executable's TLS block, from the ELF symbol table.
 std::string shared_element_name(uintptr_t offset_in_tls_block);

@@ -318,8 +318,9 @@ void set_schedule(Schedule s) { schedule_requested = s; }
 void set_checks(bool on) { checks_requested = on; }
 void set_launch_timeout(double seconds) { timeout_requested = seconds; }
 
-cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
+cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shared_bytes) {
   cudaError_t config = check_configuration(grid, block);
+  if (config == cudaSuccess && dynamic_shared_bytes > kDynamicSharedMaxBytes) config = cudaErrorInvalidValue;
   LaunchRecord& record = record_storage();
   if (config != cudaSuccess) {
     record = LaunchRecord{};
@@ -340,6 +341,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body) {
   L.per_element = per_element_requested;
   L.checks = checks_requested;
   L.reverse = schedule_requested == Schedule::reverse;
+  L.dynamic_shared_bytes = dynamic_shared_bytes;
   L.timeout_s = timeout_requested;
   FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
   L.record = &record;

@@ -12,6 +12,8 @@
 #include <cxxabi.h>
 #include <elf.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +24,12 @@
 #include <vector>
 
 #include "execution.hpp"
+
+// The block's dynamic shared memory: every `extern __shared__` array of a kernel file names it
+// (HALO_EXTERN_SHARED in cuda_dialect.hpp); the launch says how much of it the kernel may use.
+extern "C" {
+alignas(16) thread_local unsigned char halo_dynamic_shared_memory[halo::cpu::kDynamicSharedMaxBytes];
+}
 
 namespace halo::cpu {
 namespace {
@@ -76,68 +84,176 @@ HALO_CALLBACK_CODE void check_shared_access(Worker& w, uintptr_t address, unsign
 
 namespace {
 
+// What the executable's TLS block holds, from its ELF symbol table (offsets into the block).
 struct TlsSymbol {
   uint64_t offset, size;
-  std::string name;
-  bool kernel_local;  // a function-local static: how __shared__ variables of a kernel appear
+  std::string name, mangled;
+  enum Kind : uint8_t { array, guard, dynamic, other } kind;
 };
 
-// The executable's thread-local symbols (every __shared__ variable is one), from its ELF
-// symbol table: their offsets are offsets into the TLS block.
-std::vector<TlsSymbol> read_tls_symbols() {
-  std::vector<TlsSymbol> out;
+// Whether `s` is the variable the dialect declared right after `guard`: in the same function
+// (a function-local static's mangled name starts with its function's), or both at namespace
+// scope with a plain name. The guard of a variable the optimiser removed is followed by
+// something else, often the runtime's own.
+bool declared_after(const TlsSymbol& guard, const TlsSymbol& s) {
+  if (guard.mangled.rfind("_ZZ", 0) != 0) return s.mangled.rfind("_Z", 0) != 0 && s.kind == TlsSymbol::other;
+  size_t scope = guard.mangled.rfind("halo_shared_guard_");
+  while (scope > 0 && std::isdigit(static_cast<unsigned char>(guard.mangled[scope - 1]))) --scope;
+  return s.mangled.compare(0, scope, guard.mangled, 0, scope) == 0;
+}
+
+struct SharedLayout {
+  std::vector<TlsSymbol> symbols;  // sorted by offset
+  std::string dynamic_name = "the dynamic shared memory";  // extern __shared__'s name(s)
+};
+
+// The dialect puts a guard before every __shared__ variable (cuda_dialect.hpp): what follows a
+// guard is a kernel's array, at block or namespace scope; the dynamic buffer has its own name;
+// anything else (the runtime's, the C++ library's) is no kernel's.
+TlsSymbol::Kind kind_of(const std::string& mangled, const std::string& plain) {
+  if (mangled == "halo_dynamic_shared_memory") return TlsSymbol::dynamic;
+  return plain.rfind("halo_shared_guard_", 0) == 0 ? TlsSymbol::guard : TlsSymbol::other;
+}
+
+SharedLayout read_layout() {
+  SharedLayout out;
   std::ifstream f("/proc/self/exe", std::ios::binary);
   std::vector<char> elf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (elf.size() < sizeof(Elf64_Ehdr)) return out;
   const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(elf.data());
   if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff + eh->e_shnum * sizeof(Elf64_Shdr) > elf.size()) return out;
   const auto* sh = reinterpret_cast<const Elf64_Shdr*>(elf.data() + eh->e_shoff);
+  std::vector<std::string> extern_names;
   for (int k = 0; k < eh->e_shnum; ++k) {
     if (sh[k].sh_type != SHT_SYMTAB || sh[k].sh_link >= eh->e_shnum) continue;
     const Elf64_Shdr& strtab = sh[sh[k].sh_link];
     const auto* sym = reinterpret_cast<const Elf64_Sym*>(elf.data() + sh[k].sh_offset);
     const size_t count = sh[k].sh_size / sizeof(Elf64_Sym);
     for (size_t j = 0; j < count; ++j) {
-      if (ELF64_ST_TYPE(sym[j].st_info) != STT_TLS || sym[j].st_name >= strtab.sh_size) continue;
-      std::string name = elf.data() + strtab.sh_offset + sym[j].st_name;
-      const bool kernel_local = name.rfind("_ZZ", 0) == 0;  // mangled local entity
+      if (sym[j].st_name >= strtab.sh_size) continue;
+      const std::string mangled = elf.data() + strtab.sh_offset + sym[j].st_name;
+      std::string name = mangled;
       int status = 0;
       if (char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status)) {
         name = plain;  // "convolution_1D_tiled_kernel(float const*, float*, int, int)::N_ds"
         std::free(plain);
       }
       if (auto cut = name.rfind("::"); cut != std::string::npos) name.erase(0, cut + 2);
-      out.push_back({sym[j].st_value, sym[j].st_size, name, kernel_local});
+      if (const auto at = name.rfind("halo_extern_shared_name_", 0); at == 0) {
+        const std::string declared = name.substr(24);
+        if (std::find(extern_names.begin(), extern_names.end(), declared) == extern_names.end())
+          extern_names.push_back(declared);
+      }
+      if (ELF64_ST_TYPE(sym[j].st_info) != STT_TLS || sym[j].st_shndx == SHN_UNDEF || sym[j].st_size == 0) continue;
+      out.symbols.push_back({sym[j].st_value, sym[j].st_size, name, mangled, kind_of(mangled, name)});
     }
+  }
+  std::sort(out.symbols.begin(), out.symbols.end(),
+            [](const TlsSymbol& a, const TlsSymbol& b) { return a.offset < b.offset; });
+  for (size_t k = 1; k < out.symbols.size(); ++k) {
+    const TlsSymbol& before = out.symbols[k - 1];
+    if (before.kind == TlsSymbol::guard && out.symbols[k].kind == TlsSymbol::other &&
+        before.offset + before.size <= out.symbols[k].offset && declared_after(before, out.symbols[k]))
+      out.symbols[k].kind = TlsSymbol::array;
+  }
+  if (!extern_names.empty()) {
+    out.dynamic_name = extern_names[0];
+    for (size_t k = 1; k < extern_names.size(); ++k) out.dynamic_name += "/" + extern_names[k];
   }
   return out;
 }
 
-
-const std::vector<TlsSymbol>& tls_symbols() {
+const SharedLayout& layout() {
   static std::once_flag once;
-  static std::vector<TlsSymbol> symbols;
-  std::call_once(once, [] { symbols = read_tls_symbols(); });
-  return symbols;
+  static SharedLayout l;
+  std::call_once(once, [] { l = read_layout(); });
+  return l;
+}
+
+const TlsSymbol* symbol_at(uint64_t offset) {
+  for (const auto& s : layout().symbols)
+    if (offset >= s.offset && offset < s.offset + s.size) return &s;
+  return nullptr;
+}
+
+// The 4-byte element an offset falls on, counted from the array's start (negative before it).
+int64_t element_of(uint64_t offset, const TlsSymbol& s) {
+  const int64_t d = int64_t(offset) - int64_t(s.offset);
+  return d >= 0 ? d / 4 : -((-d + 3) / 4);
+}
+
+// The kernel array an out-of-place offset most likely belongs to: the one whose end or start
+// is nearest (an index one past the end, or -1).
+const TlsSymbol* nearest_array(uint64_t offset) {
+  const TlsSymbol* best = nullptr;
+  uint64_t best_distance = ~uint64_t(0);
+  for (const auto& s : layout().symbols) {
+    if (s.kind != TlsSymbol::array) continue;
+    const uint64_t distance = offset < s.offset ? s.offset - offset : offset - (s.offset + s.size) + 1;
+    if (distance < best_distance) best = &s, best_distance = distance;
+  }
+  return best;
+}
+
+std::string outside_message(const std::string& name, int64_t index, uint64_t elements, bool store, bool before,
+                            const std::string& end_note) {
+  return std::string(store ? "write to " : "read of ") + name + "[" + std::to_string(index) + "] in shared memory, outside " +
+         name + "[0.." + std::to_string(elements ? elements - 1 : 0) + "] (" + std::to_string(elements) +
+         (elements == 1 ? " element" : " elements") + ")" + (before ? ": before the first element" : end_note);
 }
 
 }  // namespace
 
+uintptr_t dynamic_shared_offset(uintptr_t tls_lo) {
+  return reinterpret_cast<uintptr_t>(&halo_dynamic_shared_memory[0]) - tls_lo;
+}
+
+HALO_CALLBACK_CODE bool check_shared_bounds(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc) {
+  const uint64_t offset = address - w.tls_lo;
+  const uint64_t dynamic = dynamic_shared_offset(w.tls_lo);
+  if (offset >= dynamic && offset < dynamic + kDynamicSharedMaxBytes) {
+    const uint64_t bytes = w.launch->dynamic_shared_bytes;
+    if (offset - dynamic + size <= bytes) return true;
+    raise_diagnostic_with(w, DiagnosticKind::out_of_bounds, pc, [&](Diagnostic&) {
+      const std::string& name = layout().dynamic_name;
+      return outside_message(name, int64_t(offset - dynamic) / 4, bytes / 4, store, false,
+                             bytes ? ": past the end of the " + std::to_string(bytes) +
+                                         " bytes of dynamic shared memory this launch gave (extern __shared__)"
+                                   : ": this launch gave no dynamic shared memory (extern __shared__)");
+    });
+    return false;
+  }
+  const TlsSymbol* s = symbol_at(offset);
+  if (s && s->kind == TlsSymbol::array && offset + size <= s->offset + s->size) return true;
+  const TlsSymbol* a = s && s->kind == TlsSymbol::array ? s : nearest_array(offset);
+  if (!a) return true;
+  raise_diagnostic_with(w, DiagnosticKind::out_of_bounds, pc, [&](Diagnostic&) {
+    return outside_message(a->name, element_of(offset, *a), a->size / 4, store, offset < a->offset,
+                           ": past the end of " + a->name);
+  });
+  return false;
+}
+
 void poison_shared_variables(const Worker& w) {
   const uint32_t poison = 0x7FC0DEADu;  // the outputs' poison: a quiet NaN no arithmetic makes
-  for (const auto& s : tls_symbols()) {
-    if (!s.kernel_local || s.offset + s.size > w.tls_hi - w.tls_lo) continue;
-    char* base = reinterpret_cast<char*>(w.tls_lo + s.offset);
-    for (uint64_t k = 0; k + 4 <= s.size; k += 4) std::memcpy(base + k, &poison, 4);
-  }
+  auto fill = [&](uint64_t offset, uint64_t size) {
+    if (offset + size > w.tls_hi - w.tls_lo) return;
+    char* base = reinterpret_cast<char*>(w.tls_lo + offset);
+    for (uint64_t k = 0; k + 4 <= size; k += 4) std::memcpy(base + k, &poison, 4);
+  };
+  for (const auto& s : layout().symbols)
+    if (s.kind == TlsSymbol::array) fill(s.offset, s.size);
+  fill(dynamic_shared_offset(w.tls_lo), std::min<uint64_t>(w.launch->dynamic_shared_bytes, kDynamicSharedMaxBytes));
 }
 
 std::string shared_element_name(uintptr_t offset) {
-  const auto& symbols = tls_symbols();
-  for (const auto& s : symbols)
-    if (offset >= s.offset && offset < s.offset + s.size)
-      // Counted in 4-byte elements (float and int tiles), row by row for 2D arrays.
-      return "element " + std::to_string((offset - s.offset) / 4) + " of " + s.name;
+  if (const TlsSymbol* s = symbol_at(offset)) {
+    if (s->kind == TlsSymbol::array)  // counted in 4-byte elements (float and int tiles), row by row for 2D arrays
+      return "element " + std::to_string((offset - s->offset) / 4) + " of " + s->name;
+    if (s->kind == TlsSymbol::dynamic)
+      return "element " + std::to_string((offset - s->offset) / 4) + " of " + layout().dynamic_name +
+             " (extern __shared__)";
+  }
   return "the word at offset " + std::to_string(offset) + " of the block's shared memory (outside every __shared__ "
          "variable: an index out of range?)";
 }

@@ -210,13 +210,14 @@ void Call::pointer(const void* device_ptr) {
   throw std::logic_error("a kernel argument points outside every array the test allocated");
 }
 
-cudaError_t Call::launch(int selector, dim3 grid, dim3 block) {
+cudaError_t Call::launch(int selector, dim3 grid, dim3 block, size_t dynamic_shared_bytes) {
   Writer w;
   w.str(s_->entry);
   w.pod(Op::launch);
   w.pod(int32_t(selector));
   w.pod(grid);
   w.pod(block);
+  w.pod(uint64_t(dynamic_shared_bytes));
   w.pod(uint8_t(settings.per_thread));
   w.pod(uint8_t(settings.per_element));
   w.pod(uint8_t(settings.reverse));

@@ -71,6 +71,7 @@ LaunchHeader read_launch_header(Reader& in, LaunchArrays& arrays) {
   h.selector = in.pod<int32_t>();
   h.grid = in.pod<dim3>();
   h.block = in.pod<dim3>();
+  h.dynamic_shared_bytes = size_t(in.pod<uint64_t>());  // run_grid refuses more than a GPU allows
   cpu::set_count_per_thread(in.pod<uint8_t>() != 0);
   cpu::set_count_per_element(in.pod<uint8_t>() != 0);
   cpu::set_schedule(in.pod<uint8_t>() ? cpu::Schedule::reverse : cpu::Schedule::forward);

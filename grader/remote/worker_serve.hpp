@@ -39,6 +39,7 @@ struct LaunchArrays {
 struct LaunchHeader {
   int selector = -1;
   dim3 grid, block;
+  size_t dynamic_shared_bytes = 0;
 };
 LaunchHeader read_launch_header(Reader& in, LaunchArrays& arrays);
 // The record of the launch just run, then every writable array.
@@ -74,7 +75,8 @@ std::tuple<P...> decode_args(Reader& in, const LaunchArrays& arrays) {
 template <class... P>
 void run_launch(void (*kernel)(P...), const LaunchHeader& h, Reader& in, Writer& out, LaunchArrays& arrays) {
   auto args = decode_args<P...>(in, arrays);
-  std::apply([&](auto... a) { halo::launch(kernel, h.grid, h.block, a...); }, args);
+  std::apply([&](auto... a) { halo::launch(kernel, h.grid, h.block, halo::DynamicShared{h.dynamic_shared_bytes}, a...); },
+             args);
   write_launch_reply(out, arrays);
 }
 

@@ -9,6 +9,16 @@
 
 namespace halo::test {
 
+// The dynamic shared memory a tiled section's launch gives, for kernels that declare their tile
+// `extern __shared__`: an input tile of floats for a block of this shape, whichever of the
+// book's two designs the kernel follows (blocks the size of the input tile use block.x * block.y
+// of it, blocks the size of the output tile (block.x + 2r) * (block.y + 2r); a 1D block,
+// block.x + 2r).
+inline halo::DynamicShared input_tile_bytes(dim3 block, int radius) {
+  const size_t x = block.x + 2 * size_t(radius), y = block.y > 1 ? block.y + 2 * size_t(radius) : 1;
+  return {x * y * sizeof(float)};
+}
+
 // `what` names the launch in the message, e.g. "Width = 257, Mask_Width = 5, 256 threads per block".
 Verdict judge_launch(cudaError_t error, const std::string& what);
 

@@ -19,6 +19,8 @@ __global__ void convolution_1D_tiled_kernel(const float* N, float* P, int Mask_W
   // BEGIN PROMPT
   // // The tile: N_ds[0 .. n-1] left halo, N_ds[n .. n+blockDim.x-1] centre, then the right halo.
   // //   __shared__ float N_ds[TILE_SIZE + MAX_MASK_WIDTH - 1];
+  // // (or `extern __shared__ float N_ds[];`: the grader launches with blockDim.x + 2n floats
+  // // of dynamic shared memory)
   // // The grader launches blocks of several sizes, up to TILE_SIZE threads: index with
   // // blockDim.x, never with TILE_SIZE (TILE_SIZE only sizes the array).
   // // 1. Left halo: the last n threads of the block each copy one of the last n centre cells of

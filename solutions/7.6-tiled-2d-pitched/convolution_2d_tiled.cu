@@ -19,6 +19,8 @@ __global__ void convolution_2D_tiled_kernel(const float* N, float* P, int height
   // BEGIN PROMPT
   // // 1. A shared tile big enough for the largest mask, indexed with the runtime BLOCK_WIDTH:
   // //      __shared__ float N_ds[(O_TILE_WIDTH + MAX_MASK_WIDTH - 1) * (O_TILE_WIDTH + MAX_MASK_WIDTH - 1)];
+  // //    (or `extern __shared__ float N_ds[];`: the grader launches with (blockDim.x + 2n) *
+  // //    (blockDim.y + 2n) floats of dynamic shared memory, n = Mask_Width / 2)
   // // 2. row_o, col_o: the output this thread would own (blockIdx.y/x, O_TILE_WIDTH, threadIdx.y/x).
   // //    row_i, col_i: the input element it loads. Which offset takes you from the output tile's
   // //    corner to the input tile's corner? (Careful: the book's Figure 7.19 has it wrong.)

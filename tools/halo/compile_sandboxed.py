@@ -10,12 +10,14 @@ outputs writable; and each kernel file is validated first (tools/halo/validate.p
 its compiled form, so a construct that the instrumentation cannot see never reaches a worker.
 """
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from halo import sandbox, validate  # noqa: E402  (needs the path above)
+from halo import extern_shared, sandbox, validate  # noqa: E402  (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -96,17 +98,26 @@ def main(argv):
     cwd = next(iter(writable), "/tmp")
     source = compiler[compiler.index("-c") + 1] if "-c" in compiler else ""
     wrapper_text = Path(source).read_text(errors="replace") if source and os.path.exists(source) else ""
-    for kernel in kernel_files:
-        if os.path.abspath(kernel) not in wrapper_text:
-            continue  # another kernel file of this section, compiled by its own wrapper
-        found = _validate(os.path.abspath(kernel), compiler, read_only, writable, cwd)
-        for f in found:
-            print(f"{f.file}:{f.line}: error: {f.message}")
-        if found:
-            print(f"halo: {Path(kernel).name} was not compiled: the grader cannot vouch for what it would measure",
-                  file=sys.stderr)
-            return 1
-    status, output = sandbox.run(compiler, read_only=read_only, writable=writable, cwd=cwd)
+    # Kernel files of this section that other wrappers compile are not this compile's business.
+    mine = [os.path.abspath(k) for k in kernel_files if os.path.abspath(k) in wrapper_text]
+    scratch = tempfile.mkdtemp(prefix="halo-compile-")
+    try:
+        os.chmod(scratch, 0o755)  # read by the compiler, which may run as another user
+        overlay = extern_shared.overlay(mine, scratch)
+        if overlay:
+            compiler = compiler[:1] + ["-ivfsoverlay", overlay] + compiler[1:]
+            read_only.add(scratch)
+        for kernel in mine:
+            found = _validate(kernel, compiler, read_only, writable, cwd)
+            for f in found:
+                print(f"{f.file}:{f.line}: error: {f.message}")
+            if found:
+                print(f"halo: {Path(kernel).name} was not compiled: the grader cannot vouch for what it would measure",
+                      file=sys.stderr)
+                return 1
+        status, output = sandbox.run(compiler, read_only=read_only, writable=writable, cwd=cwd)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     sys.stdout.write(output)
     if status == 124:
         print(f"halo: the compiler did not finish within {sandbox.COMPILE_SECONDS} s and was stopped "

@@ -482,6 +482,12 @@ LIBC_FUNCTIONS = frozenset([f + s for f in _MATH for s in ("", "f")] + [
     "abs", "labs", "llabs", "printf", "puts", "putchar",  # printf("text\n") is compiled to puts
     "__assert_fail", "__gxx_personality_v0", "_Unwind_Resume"])
 ALLOWED_FUNCTIONS = DIALECT_FUNCTIONS | RUNTIME_API_FUNCTIONS | LIBC_FUNCTIONS
+# The runtime's variables the dialect refers to: the block's dynamic shared memory, which every
+# `extern __shared__` array names (tools/halo/extern_shared.py).
+DIALECT_GLOBALS = frozenset({"halo_dynamic_shared_memory"})
+# What the dialect's __shared__ and HALO_EXTERN_SHARED declare beside a kernel's variables and
+# keep with the attribute used: guard bytes before each shared array, and the extern names.
+_DIALECT_MARKER = re.compile(r"(?:halo_shared_guard_\d+|halo_extern_shared_name_\w+)$")
 
 # Intrinsics that compute in registers or only inform the optimiser (by name prefix).
 _ALLOWED_INTRINSICS = tuple("llvm." + n for n in (
@@ -940,7 +946,7 @@ class _IrCheck:
                 for r in refs:
                     section = re.search(r'section "([^"]*)"', self.m.globals[r][2] if r in self.m.globals else "")
                     if (r in self.m.defined or r in self.m.globals) and not (
-                            section and section.group(1) == CONSTANT_SECTION):
+                            section and section.group(1) == CONSTANT_SECTION) and not _DIALECT_MARKER.search(r):
                         self.add(self.where(r), "the attribute used", "link")
                 continue
             if name.startswith("llvm."):
@@ -1194,7 +1200,7 @@ def _demangle(name):
 
 
 def validate_ir(path: Path, ir_text: str, allowed_functions: set[str] = ALLOWED_FUNCTIONS, *,
-                allowed_globals: set[str] = frozenset()) -> list[Finding]:
+                allowed_globals: set[str] = DIALECT_GLOBALS) -> list[Finding]:
     """The IR-level check of one kernel file, from the text of `clang++ -S -emit-llvm` with the
     kernel flags (instrumentation applied). `path` is the kernel file, to map lines to it."""
     try:

@@ -65,3 +65,22 @@ __global__ void atomic_outside(int* host, int* out) {
   atomicExch(&host[threadIdx.x], 7);
   out[threadIdx.x] = 1;
 }
+
+// Dynamic shared memory: each block reverses its slice through an extern __shared__ tile whose
+// size the launch gives.
+extern __shared__ float dynamic_tile[];
+__global__ void reverse_dynamic(const float* in, float* out) {
+  const int t = threadIdx.x, base = blockIdx.x * blockDim.x;
+  dynamic_tile[t] = in[base + t];
+  __syncthreads();
+  out[base + t] = dynamic_tile[blockDim.x - 1 - t];
+}
+
+// A static tile read one past either end: the neighbour of the first and of the last thread.
+__global__ void neighbours_unguarded(const float* in, float* out, int left) {
+  __shared__ float tile[64];
+  const int t = threadIdx.x;
+  tile[t] = in[t];
+  __syncthreads();
+  out[t] = left ? tile[t - 1] : tile[t + 1];
+}

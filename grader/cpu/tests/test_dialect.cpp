@@ -14,12 +14,20 @@ HALO_GLOBAL void small_conv(const float* __restrict in, const float* __restrict 
 extern template void small_conv<2>(const float* __restrict, const float* __restrict, float* __restrict, size_t);
 HALO_GLOBAL void count_and_max(const int* in, int* count, int* biggest, int n);
 HALO_GLOBAL void atomic_outside(int* host, int* out);
+HALO_GLOBAL void reverse_dynamic(const float* in, float* out);
+HALO_GLOBAL void neighbours_unguarded(const float* in, float* out, int left);
 
 using namespace halo::test;
 using halo::cpu::DiagnosticKind;
 using halo::cpu::last_launch;
 
 namespace {
+std::vector<float> iota(size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 1.0f);
+  return v;
+}
+
 std::string line_of(const std::string& snippet) {
   std::ifstream file(HALO_DIALECT_KERNELS_FILE);
   std::string text;
@@ -130,4 +138,44 @@ TEST_CASE("dialect / an atomic outside the launch's memory is stopped before it 
   CHECK(last_launch().counts[int(DiagnosticKind::outside_memory)] == 4);
   CHECK(std::all_of(records.begin(), records.end(), [](int v) { return v == 0; }));
   cudaGetLastError();
+}
+
+TEST_CASE("dialect / extern __shared__ holds the bytes the launch gives, and no more") {
+  const std::vector<float> in = iota(96);
+  auto dIn = DeviceArray<float>::input("in", in);
+  auto dOut = DeviceArray<float>::output("out", in.size());
+  REQUIRE(halo::launch(reverse_dynamic, dim3(3), dim3(32), halo::DynamicShared{32 * sizeof(float)}, dIn.get(),
+                       dOut.get()) == cudaSuccess);
+  const auto out = dOut.download();
+  for (int i = 0; i < 96; ++i) CHECK(out[i] == in[(i / 32) * 32 + 31 - i % 32]);
+  CHECK(last_launch().space_loads[int(halo::cpu::Space::shared)].accesses == 96);
+
+  // 16 floats given, 32 used: threads 16..31 write past them, threads 0..15 then read there.
+  const cudaError_t err = halo::launch(reverse_dynamic, dim3(1), dim3(32), halo::DynamicShared{16 * sizeof(float)},
+                                       dIn.get(), dOut.get());
+  CHECK(err == cudaErrorIllegalAddress);
+  CHECK(last_launch().counts[int(DiagnosticKind::out_of_bounds)] == 32);
+  const auto& d = last_launch().first[int(DiagnosticKind::out_of_bounds)];
+  CHECK(d.what == "read of dynamic_tile[31] in shared memory, outside dynamic_tile[0..15] (16 elements): past the end "
+                  "of the 64 bytes of dynamic shared memory this launch gave (extern __shared__)");
+  CHECK(d.thread.x == 0);
+  cudaGetLastError();
+  CHECK(halo::launch(reverse_dynamic, dim3(1), dim3(32), halo::DynamicShared{halo::cpu::kDynamicSharedMaxBytes + 4},
+                     dIn.get(), dOut.get()) == cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST_CASE("dialect / a __shared__ array read one past either end is named with its index and size") {
+  auto dIn = DeviceArray<float>::input("in", iota(64));
+  auto dOut = DeviceArray<float>::output("out", 64);
+  for (int left : {0, 1}) {
+    CHECK(halo::launch(neighbours_unguarded, dim3(1), dim3(64), dIn.get(), dOut.get(), left) == cudaErrorIllegalAddress);
+    const auto& d = last_launch().first[int(DiagnosticKind::out_of_bounds)];
+    CHECK(last_launch().counts[int(DiagnosticKind::out_of_bounds)] == 1);
+    CHECK(d.what == (left ? "read of tile[-1] in shared memory, outside tile[0..63] (64 elements): before the first element"
+                          : "read of tile[64] in shared memory, outside tile[0..63] (64 elements): past the end of tile"));
+    CHECK(d.where() == std::string("block (0,0,0) thread (") + (left ? "0" : "63") + ",0,0), " +
+                           line_of("out[t] = left ? tile[t - 1] : tile[t + 1];"));
+    cudaGetLastError();
+  }
 }

@@ -21,17 +21,29 @@
 
 namespace halo {
 
+// Bytes of dynamic shared memory for a launch (the third value of <<<grid, block, bytes>>>),
+// which every `extern __shared__` array of the kernel names:
+//     halo::launch(kernel, grid, block, halo::DynamicShared{bytes}, args...);
+struct DynamicShared {
+  size_t bytes = 0;
+};
+
 template <class... Params, class... Args>
-cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, Args&&... args) {
+cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, DynamicShared shared, Args&&... args) {
 #if defined(__CUDACC__)
-  kernel<<<grid, block>>>(std::forward<Args>(args)...);
+  kernel<<<grid, block, shared.bytes>>>(std::forward<Args>(args)...);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   return cudaDeviceSynchronize();
 #else
   auto call = [&] { kernel(args...); };
   cpu::KernelBody body{&call, [](void* self) { (*static_cast<decltype(call)*>(self))(); }};
-  return cpu::run_grid(grid, block, body);
+  return cpu::run_grid(grid, block, body, shared.bytes);
 #endif
+}
+
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, Args&&... args) {
+  return launch(kernel, grid, block, DynamicShared{}, std::forward<Args>(args)...);
 }
 
 // Blocks needed to cover `count` items with `per_block` each (the book's ceil(Width/TILE)).

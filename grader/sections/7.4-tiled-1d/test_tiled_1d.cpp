@@ -68,7 +68,8 @@ Result run(const std::vector<float>& N, const std::vector<float>& M, unsigned bl
   auto dN = DeviceArray<float>::input("N", N);
   auto dP = DeviceArray<float>::output("P", N.size());
   cudaError_t err = halo::launch(convolution_1D_tiled_kernel, dim3(halo::blocks_for(N.size(), block)), dim3(block),
-                                 dN.get(), dP.get(), int(M.size()), int(N.size()));
+                                 input_tile_bytes(dim3(block), int(M.size()) / 2), dN.get(), dP.get(), int(M.size()),
+                                 int(N.size()));
   Verdict v = copied;
   v.merge(judge_launch(err, what));
 #if defined(HALO_BACKEND_CPU)

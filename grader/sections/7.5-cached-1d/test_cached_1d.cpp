@@ -62,7 +62,8 @@ Result run(const std::vector<float>& N, const std::vector<float>& M, unsigned bl
   auto dN = DeviceArray<float>::input("N", N);
   auto dP = DeviceArray<float>::output("P", N.size());
   const cudaError_t err = halo::launch(convolution_1D_cached_kernel, dim3(halo::blocks_for(N.size(), block)),
-                                       dim3(block), dN.get(), dP.get(), int(M.size()), int(N.size()));
+                                       dim3(block), input_tile_bytes(dim3(block), int(M.size()) / 2), dN.get(),
+                                       dP.get(), int(M.size()), int(N.size()));
   Verdict v = judge_launch(err, what);
 #if defined(HALO_BACKEND_CPU)
   if (!v.ok) {

@@ -121,8 +121,9 @@ Result run(const std::vector<float>& N, int width, int height, const std::vector
   r.what = describe(width, height, r.pitch, mask, r.config);
   const float* in = dN.get();
   const float* mask_ptr = dM.get();
-  const cudaError_t err = halo::launch(convolution_2D_tiled_kernel, r.config.grid, r.config.block, in, dP.get(), height,
-                                       width, r.pitch, mask, mask_ptr);
+  const cudaError_t err = halo::launch(convolution_2D_tiled_kernel, r.config.grid, r.config.block,
+                                       input_tile_bytes(r.config.block, mask / 2), in, dP.get(), height, width, r.pitch,
+                                       mask, mask_ptr);
   r.launched = err != cudaErrorInvalidConfiguration;
   r.launch = judge_launch(err, r.what);
   if (!r.launched) r.launch.fail(why_not_launched(r.config, width, height, mask));

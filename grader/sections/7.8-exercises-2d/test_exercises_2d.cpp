@@ -90,7 +90,7 @@ Result run(Kernel k, const std::vector<float>& N, int width, int height, const s
     auto kernel = k == Kernel::constant ? convolution_2D_const_mem_kernel
                   : k == Kernel::tiled  ? convolution_tiled_2D_const_mem_kernel
                                         : convolution_cached_tiled_2D_const_mem_kernel;
-    err = halo::launch(kernel, l.grid, l.block, dN.get(), dP.get(), r, width, height);
+    err = halo::launch(kernel, l.grid, l.block, input_tile_bytes(l.block, r), dN.get(), dP.get(), r, width, height);
   }
   return {dP.download(), judge_launch(err, describe(k, width, height, r, l))};
 }

@@ -4,8 +4,11 @@
 //
 // How each piece maps:
 //  - a CUDA thread is a fiber; __syncthreads() switches fibers (scheduler.cpp);
-//  - __shared__ variables are `static thread_local`: all fibers of a block run on one OS thread,
-//    so they see one copy, and blocks on other cores see their own;
+//  - __shared__ variables are `thread_local` (static at block scope): all fibers of a block run
+//    on one OS thread, so they see one copy, and blocks on other cores see their own. Each comes
+//    after 64 guard bytes of its own, so that an index just outside one array lands in no other
+//    and is reported against it; `extern __shared__` arrays all name the runtime's dynamic
+//    shared memory (tools/halo/extern_shared.py rewrites their declarations);
 //  - __constant__ variables live in one linker section, so the instrumentation recognises a
 //    read of constant memory by its address alone;
 //  - threadIdx & co. are calls into the runtime (not variables) so that reading them is not
@@ -26,7 +29,16 @@
 #define __noinline__ __attribute__((noinline))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
-#define __shared__ static thread_local
+#define HALO_CAT_(a, b) a##b
+#define HALO_CAT(a, b) HALO_CAT_(a, b)
+#define __shared__ \
+  __attribute__((used)) thread_local char HALO_CAT(halo_shared_guard_, __COUNTER__)[64]; thread_local
+#define __align__(n) __attribute__((aligned(n)))
+// `extern __shared__ T name[];`, as the compiler launcher rewrites it: the runtime's buffer (its
+// size is the launch's), under this name; the marker tells the runtime the name for messages.
+#define HALO_EXTERN_SHARED(T, name)                                  \
+  extern __thread T name[] __asm__("halo_dynamic_shared_memory");    \
+  __attribute__((used)) static const char halo_extern_shared_name_##name = 0
 #define __constant__ __attribute__((section("halo_constant"), used))
 
 namespace halo::cpu {

@@ -16,6 +16,9 @@ struct KernelBody {
 // Validates the configuration like the CUDA runtime (cudaErrorInvalidConfiguration for an
 // empty grid or more than 1024 threads per block), runs every block, and returns the
 // launch's error; the measurements are in last_launch().
-cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body);
+cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shared_bytes = 0);
+
+// The most dynamic shared memory a launch may ask for (CUDA's default limit per block).
+inline constexpr size_t kDynamicSharedMaxBytes = 48 * 1024;
 
 }  // namespace halo::cpu

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "halo/cpu/cuda_runtime.hpp"
+#include "halo/launch.hpp"  // halo::DynamicShared
 
 namespace halo::remote {
 
@@ -38,7 +39,7 @@ class Call {
   void raw(const void* bytes, size_t size);   // op-specific payload
 
   // Sends the request and waits for the reply; throws std::runtime_error when the worker is lost.
-  cudaError_t launch(int selector, dim3 grid, dim3 block);
+  cudaError_t launch(int selector, dim3 grid, dim3 block, size_t dynamic_shared_bytes);
   void host_call(void* result, size_t result_size);
   std::vector<uint8_t> round_trip();          // other ops: the reply's payload
 
@@ -126,11 +127,17 @@ inline size_t copy_count_filter_2d(int r) { return r >= 0 ? size_t(2 * r + 1) * 
 namespace halo {
 
 template <class... Params, class... Args>
-cudaError_t launch(const remote::Kernel<void(Params...)>& kernel, dim3 grid, dim3 block, Args&&... args) {
+cudaError_t launch(const remote::Kernel<void(Params...)>& kernel, dim3 grid, dim3 block, DynamicShared shared,
+                   Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "one argument per kernel parameter");
   remote::Call c(kernel.name, 1);
   (remote::add_kernel_arg<Params>(c, std::forward<Args>(args)), ...);
-  return c.launch(kernel.selector, grid, block);
+  return c.launch(kernel.selector, grid, block, shared.bytes);
+}
+
+template <class... Params, class... Args>
+cudaError_t launch(const remote::Kernel<void(Params...)>& kernel, dim3 grid, dim3 block, Args&&... args) {
+  return launch(kernel, grid, block, DynamicShared{}, std::forward<Args>(args)...);
 }
 
 }  // namespace halo
