@@ -116,6 +116,9 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
   }
 
   Space space = Space::host;
+  if (L.checks && L.constant_hi > L.constant_lo && a - L.constant_lo < L.constant_hi + kConstantSlackBytes - L.constant_lo &&
+      !check_constant_access(*w, a, size, store, pc))
+    stop_current_thread();
   if (a - L.constant_lo < L.constant_hi - L.constant_lo) space = Space::constant;
   else if (a - w->stack_lo < w->stack_hi - w->stack_lo) space = Space::local;
   else if (a - w->tls_lo < w->tls_hi - w->tls_lo) {

@@ -135,6 +135,11 @@ void end_kernel_output(LaunchRecord& record);
 // Whether a shared-memory access stays inside one __shared__ array (static: its symbol; dynamic:
 // the launch's size); raises an out-of-bounds diagnostic named after the nearest array when not.
 bool check_shared_bounds(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
+// Whether an access near constant memory stays inside one __constant__ variable, as a read
+// (constant_bounds.cpp); raises an out-of-bounds or write diagnostic when not.
+bool check_constant_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
+// How far past the last __constant__ variable an access still counts as an overrun of it.
+inline constexpr uintptr_t kConstantSlackBytes = 64;
 // Where the dynamic shared memory starts in the TLS block that starts at `tls_lo`.
 uintptr_t dynamic_shared_offset(uintptr_t tls_lo);
 

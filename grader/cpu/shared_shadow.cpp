@@ -9,9 +9,6 @@
 // Records of an earlier block are recognised by their block serial and count as unwritten, so
 // nothing needs clearing between blocks. Threads of a block run one after the other between
 // barriers, so every conflicting pair is seen, in one order or the other.
-#include <cxxabi.h>
-#include <elf.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -23,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "elf_symbols.hpp"
 #include "execution.hpp"
 
 // The block's dynamic shared memory: every `extern __shared__` array of a kernel file names it
@@ -117,36 +115,14 @@ TlsSymbol::Kind kind_of(const std::string& mangled, const std::string& plain) {
 
 SharedLayout read_layout() {
   SharedLayout out;
-  std::ifstream f("/proc/self/exe", std::ios::binary);
-  std::vector<char> elf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (elf.size() < sizeof(Elf64_Ehdr)) return out;
-  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(elf.data());
-  if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff + eh->e_shnum * sizeof(Elf64_Shdr) > elf.size()) return out;
-  const auto* sh = reinterpret_cast<const Elf64_Shdr*>(elf.data() + eh->e_shoff);
   std::vector<std::string> extern_names;
-  for (int k = 0; k < eh->e_shnum; ++k) {
-    if (sh[k].sh_type != SHT_SYMTAB || sh[k].sh_link >= eh->e_shnum) continue;
-    const Elf64_Shdr& strtab = sh[sh[k].sh_link];
-    const auto* sym = reinterpret_cast<const Elf64_Sym*>(elf.data() + sh[k].sh_offset);
-    const size_t count = sh[k].sh_size / sizeof(Elf64_Sym);
-    for (size_t j = 0; j < count; ++j) {
-      if (sym[j].st_name >= strtab.sh_size) continue;
-      const std::string mangled = elf.data() + strtab.sh_offset + sym[j].st_name;
-      std::string name = mangled;
-      int status = 0;
-      if (char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status)) {
-        name = plain;  // "convolution_1D_tiled_kernel(float const*, float*, int, int)::N_ds"
-        std::free(plain);
-      }
-      if (auto cut = name.rfind("::"); cut != std::string::npos) name.erase(0, cut + 2);
-      if (const auto at = name.rfind("halo_extern_shared_name_", 0); at == 0) {
-        const std::string declared = name.substr(24);
-        if (std::find(extern_names.begin(), extern_names.end(), declared) == extern_names.end())
-          extern_names.push_back(declared);
-      }
-      if (ELF64_ST_TYPE(sym[j].st_info) != STT_TLS || sym[j].st_shndx == SHN_UNDEF || sym[j].st_size == 0) continue;
-      out.symbols.push_back({sym[j].st_value, sym[j].st_size, name, mangled, kind_of(mangled, name)});
+  for (const ElfSymbol& e : executable_symbols()) {
+    if (e.name.rfind("halo_extern_shared_name_", 0) == 0) {
+      const std::string declared = e.name.substr(24);
+      if (std::find(extern_names.begin(), extern_names.end(), declared) == extern_names.end())
+        extern_names.push_back(declared);
     }
+    if (e.tls) out.symbols.push_back({e.value, e.size, e.name, e.mangled, kind_of(e.mangled, e.name)});
   }
   std::sort(out.symbols.begin(), out.symbols.end(),
             [](const TlsSymbol& a, const TlsSymbol& b) { return a.offset < b.offset; });

@@ -16,6 +16,8 @@ HALO_GLOBAL void count_and_max(const int* in, int* count, int* biggest, int n);
 HALO_GLOBAL void atomic_outside(int* host, int* out);
 HALO_GLOBAL void reverse_dynamic(const float* in, float* out);
 HALO_GLOBAL void neighbours_unguarded(const float* in, float* out, int left);
+HALO_GLOBAL void read_mask_past_end(float* out);
+extern float mask3[3];
 
 using namespace halo::test;
 using halo::cpu::DiagnosticKind;
@@ -178,4 +180,19 @@ TEST_CASE("dialect / a __shared__ array read one past either end is named with i
                            line_of("out[t] = left ? tile[t - 1] : tile[t + 1];"));
     cudaGetLastError();
   }
+}
+
+TEST_CASE("dialect / a __constant__ array read past its end is named with its index and size") {
+  const float weights[3] = {0.25f, 0.5f, 0.25f};
+  REQUIRE(cudaMemcpyToSymbol(mask3, weights, sizeof weights) == cudaSuccess);
+  auto dOut = DeviceArray<float>::output("out", 4);
+  CHECK(halo::launch(read_mask_past_end, dim3(1), dim3(3), dOut.get()) == cudaSuccess);
+  CHECK(dOut.download()[2] == 0.25f);
+  CHECK(halo::launch(read_mask_past_end, dim3(1), dim3(4), dOut.get()) == cudaErrorIllegalAddress);
+  const auto& r = last_launch();
+  CHECK(r.counts[int(DiagnosticKind::out_of_bounds)] == 1);
+  const auto& d = r.first[int(DiagnosticKind::out_of_bounds)];
+  CHECK(d.what == "read of mask3[3] in constant memory, outside mask3[0..2] (3 elements): past the end of mask3");
+  CHECK(d.where() == "block (0,0,0) thread (3,0,0), " + line_of("out[threadIdx.x] = mask3[threadIdx.x];"));
+  cudaGetLastError();
 }

@@ -1,0 +1,81 @@
+#include "elf_symbols.hpp"
+
+#include <cxxabi.h>
+#include <elf.h>
+#include <link.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+
+namespace halo::cpu {
+namespace {
+
+std::string short_name(const std::string& mangled) {
+  std::string name = mangled;
+  int status = 0;
+  if (char* plain = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status)) {
+    name = plain;  // "convolution_1D_tiled_kernel(float const*, float*, int, int)::N_ds"
+    std::free(plain);
+  }
+  if (auto cut = name.rfind("::"); cut != std::string::npos) name.erase(0, cut + 2);
+  return name;
+}
+
+std::vector<ElfSymbol> read_symbols() {
+  std::vector<ElfSymbol> out;
+  std::ifstream f("/proc/self/exe", std::ios::binary);
+  std::vector<char> elf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (elf.size() < sizeof(Elf64_Ehdr)) return out;
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(elf.data());
+  if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff + eh->e_shnum * sizeof(Elf64_Shdr) > elf.size() ||
+      eh->e_shstrndx >= eh->e_shnum)
+    return out;
+  const auto* sh = reinterpret_cast<const Elf64_Shdr*>(elf.data() + eh->e_shoff);
+  const Elf64_Shdr& names = sh[eh->e_shstrndx];
+  auto section_name = [&](uint16_t index) -> std::string {
+    if (index == SHN_UNDEF || index >= eh->e_shnum || sh[index].sh_name >= names.sh_size) return {};
+    return elf.data() + names.sh_offset + sh[index].sh_name;
+  };
+  for (int k = 0; k < eh->e_shnum; ++k) {
+    if (sh[k].sh_type != SHT_SYMTAB || sh[k].sh_link >= eh->e_shnum) continue;  // the full table, not .dynsym
+    const Elf64_Shdr& strtab = sh[sh[k].sh_link];
+    const auto* sym = reinterpret_cast<const Elf64_Sym*>(elf.data() + sh[k].sh_offset);
+    const size_t count = sh[k].sh_size / sizeof(Elf64_Sym);
+    for (size_t j = 0; j < count; ++j) {
+      if (sym[j].st_name >= strtab.sh_size || sym[j].st_shndx == SHN_UNDEF || sym[j].st_size == 0) continue;
+      ElfSymbol s;
+      s.value = sym[j].st_value;
+      s.size = sym[j].st_size;
+      s.tls = ELF64_ST_TYPE(sym[j].st_info) == STT_TLS;
+      s.section = section_name(sym[j].st_shndx);
+      s.mangled = elf.data() + strtab.sh_offset + sym[j].st_name;
+      s.name = short_name(s.mangled);
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ElfSymbol>& executable_symbols() {
+  static std::once_flag once;
+  static std::vector<ElfSymbol> symbols;
+  std::call_once(once, [] { symbols = read_symbols(); });
+  return symbols;
+}
+
+uintptr_t load_bias() {
+  uintptr_t bias = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        *static_cast<uintptr_t*>(data) = info->dlpi_addr;  // the first object is the executable
+        return 1;
+      },
+      &bias);
+  return bias;
+}
+
+}  // namespace halo::cpu
