@@ -108,6 +108,9 @@ WHY = {
     "intrinsic": "the instrumentation cannot see what it does",
     "builtin": "use the CUDA dialect's functions instead of compiler builtins",
     "io": "printf is the way to print from a kernel",
+    "warp": "the CPU backend does not run warp-level primitives (shuffles, votes, __syncwarp) yet: share values "
+            "through __shared__ memory and __syncthreads()",
+    "unsupported": "the CPU backend does not run cooperative groups, textures or surfaces",
     "atomic": "use CUDA's atomic functions (atomicAdd, atomicMax, atomicCAS, ...): the grader checks and counts "
               "their accesses, which compiler builtins would hide",
     "vla": "a local array's size must be known at compile time, as on a GPU; a large one could overflow "
@@ -161,6 +164,13 @@ FORBIDDEN_NAMES = {
     **dict.fromkeys(["malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "alloca"], "heap"),
     **dict.fromkeys(["fprintf", "vfprintf", "fputs", "fputc", "fwrite", "fread", "fgets", "fflush", "stdin",
                      "stdout", "stderr"], "io"),
+    # Valid CUDA that the CPU backend does not run yet: refused here with a clear message rather
+    # than as an undeclared name.
+    **dict.fromkeys(["__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
+                     "__all_sync", "__any_sync", "__activemask", "__syncwarp", "__match_any_sync",
+                     "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync"], "warp"),
+    **dict.fromkeys(["cooperative_groups", "tex1Dfetch", "tex1D", "tex2D", "tex3D", "surf2Dread", "surf2Dwrite"],
+                    "unsupported"),
 }
 # Ordinary words that name a forbidden function only when called (and not defined in the file):
 # `bool exit = ...` or a helper of your own called read() stays fine.

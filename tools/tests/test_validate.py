@@ -568,5 +568,24 @@ class IrLayer(KernelFiles, unittest.TestCase):
         self.assertRegex(out.getvalue(), r"^.*bad\.cu:1: getenv is not allowed in a kernel file: line 1 — ")
 
 
+class StudentGuideQuotes(KernelFiles, unittest.TestCase):
+    """docs/student.md quotes the refusals of an atomic builtin and a warp shuffle: both are what
+    the validator says, word for word, for the kernel below."""
+
+    def test_the_quoted_refusals_are_real(self):
+        path = self.kernel("__global__ void k(float* p) {\n"
+                           "  float v = p[threadIdx.x];\n"
+                           "  v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+                           "  __atomic_fetch_add((int*)p, 1, __ATOMIC_RELAXED);\n"
+                           "  p[0] = v;\n"
+                           "}\n")
+        said = {f.message for f in validate.validate_file(path)}
+        guide = (REPO_ROOT / "docs" / "student.md").read_text()
+        quoted = re.findall(r"^(__\w+ is not allowed in a kernel file: line \d+ — .*)$", guide, re.M)
+        self.assertEqual(len(quoted), 2)
+        for line in quoted:
+            self.assertIn(line, said)
+
+
 if __name__ == "__main__":
     unittest.main()
