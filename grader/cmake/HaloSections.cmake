@@ -276,6 +276,40 @@ function(halo_add_section id)
 
   # ...and every known-wrong kernel must be caught with its diagnostic.
   halo_add_wrong_kernels(${id} ${sid} "${slug}" "${folder}" "${kernels}")
+  # ...and every kernel of the learner corpus must get its verdict.
+  halo_add_learner_kernels(${id} ${sid} "${slug}" "${folder}" "${kernels}")
+endfunction()
+
+# The learner corpus: grader/learners/<folder>.toml lists whole kernel files written as learners
+# write them, each with its verdict (tools/halo/learner_kernels.py).
+function(halo_add_learner_kernels id sid slug folder kernels)
+  set(spec "${PROJECT_SOURCE_DIR}/grader/learners/${folder}.toml")
+  if(NOT EXISTS "${spec}")
+    return()
+  endif()
+  set(out "${CMAKE_BINARY_DIR}/learners/${folder}")
+  execute_process(COMMAND ${HALO_WORKBOOK} internal write-learner-kernels --section "${id}" --out "${out}"
+                  OUTPUT_VARIABLE listing ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "Halo: cannot write the learner kernels of ${id}:\n${err}")
+  endif()
+  file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/learners/${folder}/*")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}" ${sources})
+  string(REPLACE "\n" ";" lines "${listing}")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^learner\\|([^|]+)\\|([^|]+)\\|([^|]*)$")
+      continue()
+    endif()
+    set(slug_dir "${CMAKE_MATCH_1}")
+    set(name "${CMAKE_MATCH_2}")
+    set(verdict "${CMAKE_MATCH_3}")
+    string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
+    halo_cpu_binary(test_${sid}_learner_${nid} ${sid} "${out}/${slug_dir}" ${kernels})
+    set(test "learner kernels: ${id} ${slug} / ${name} ${verdict}s")
+    add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal learner-kernel
+             --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_learner_${nid}" --section "${id}" --name "${name}")
+    set_tests_properties("${test}" PROPERTIES LABELS "${id};learner-kernels" TIMEOUT 600)
+  endforeach()
 endfunction()
 
 # Known-wrong kernels: grader/wrong/<folder>.toml lists mutations of the reference solution;

@@ -40,7 +40,12 @@ std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
             (count == 1 ? " element)" : " elements)");
   }
   bool before = a < r.lo;
-  if (r.read_only && !store)
+  // The chapter names its masks M and F: past their end is no ghost cell but a mask size that
+  // is not the run-time one.
+  const bool mask = r.name == "M" || r.name == "F";
+  if (mask && !store && !before)
+    what += ": past the end of the mask (does the loop use a fixed mask size, a #define, instead of the run-time one?)";
+  else if (r.read_only && !store)
     what += before ? ": a ghost cell before the first element; a kernel must skip ghost cells, not load them"
                    : ": a ghost cell past the last element; a kernel must skip ghost cells, not load them";
   else

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "advice.hpp"
 #include "backend.hpp"
 #include "book_examples.hpp"
 #include "compare.hpp"

@@ -1,6 +1,7 @@
 #include "load_report.hpp"
 
 #include "backend.hpp"
+#include "json_string.hpp"
 
 #include <unistd.h>
 
@@ -20,19 +21,6 @@ std::string grouped(uint64_t v) {
     out += digits[k];
   }
   return out;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace

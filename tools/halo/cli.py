@@ -139,6 +139,13 @@ def _parser():
     x.add_argument("--every-test", action="store_true")
     x.add_argument("--expect", help="text every failing test must print (with --every-test)")
     x.add_argument("--wrong-kernel", nargs=2, metavar=("SECTION", "NAME"))
+    lk = isub.add_parser("learner-kernel", help="run a learner-corpus kernel's tests; check the verdict and key")
+    lk.add_argument("--binary", required=True)
+    lk.add_argument("--section", required=True)
+    lk.add_argument("--name", required=True)
+    wl = isub.add_parser("write-learner-kernels", help="write each learner-corpus kernel's tree")
+    wl.add_argument("--section", required=True)
+    wl.add_argument("--out", required=True)
     r = isub.add_parser("replay-check", help="run failing binaries twice with one seed; outputs must match")
     r.add_argument("binaries", nargs="+")
     dp = isub.add_parser("diagnostics-page", help="write docs/diagnostics.md from real runs of a check build")
@@ -288,6 +295,22 @@ def _internal(root, args):
             print(f"backed up the replaced files to {backup}/")
         print(f"wrote {len(written)} answers file(s) for {len(students)} student(s) under {args.out}")
         return 0
+    if args.internal in ("write-learner-kernels", "learner-kernel"):
+        from . import learner_kernels
+        section = chapter.section(args.section)
+        try:
+            entries = learner_kernels.load(root, section)
+        except learner_kernels.LearnerKernelError as e:
+            sys.exit(f"halo: {e}")
+        if args.internal == "write-learner-kernels":
+            for e in entries:
+                learner_kernels.write_tree(root, section, e, Path(args.out) / e.slug)
+                print(f"learner|{e.slug}|{e.name}|{e.verdict}")
+            return 0
+        for e in entries:
+            if e.name == args.name:
+                return expect_failure.learner_kernel(args.binary, e)
+        sys.exit(f"halo: no learner kernel named {args.name!r} in section {args.section}")
     if args.internal == "write-wrong-kernels":
         section = chapter.section(args.section)
         try:

@@ -5,7 +5,9 @@ Two uses in `./workbook check`:
                 doctest, not a crash or a time-out) and print the expected text (the pointer
                 to the TODO).
   --wrong-kernel SECTION NAME: the whole binary of a known-wrong kernel; it must fail and its
-                output must match the regular expression listed for it in grader/wrong/."""
+                output must match the regular expression listed for it in grader/wrong/.
+(and `internal learner-kernel`: a kernel of the learner corpus, grader/learners/, must get its
+verdict, a failing one with its message key first.)"""
 import os
 import re
 import subprocess
@@ -86,6 +88,20 @@ def wrong_kernel_caught(binary, expect, name, env=None):
     else:
         print(f"'{name}': the test binary {_describe_exit(code)} instead of failing cleanly.\n{_indent(out)}")
     return 1
+
+
+def learner_kernel(binary, entry):
+    """A kernel of the learner corpus: the verdict and first message its entry names."""
+    from .learner_kernels import check
+    code, out = _run([binary])
+    problems = check(entry, code, out)
+    for p in problems:
+        print(f"'{entry.name}' ({entry.style}): {p}")
+    if problems:
+        print(f"Output:\n{_indent(out)}")
+        return 1
+    print(f"'{entry.name}' ({entry.style}): {'passes' if entry.verdict == 'pass' else 'fails with ' + entry.key}")
+    return 0
 
 
 def _around(text, match, lines=3):

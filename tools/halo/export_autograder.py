@@ -40,6 +40,8 @@ EXCLUDED = {
     "grader/wrong/": "known-wrong kernels, written as edits of the reference kernels (each quotes "
                      "the reference lines it changes); only `./workbook check` builds them",
     "grader/redteam/": "hostile submissions for `./workbook check`; grading never reads them",
+    "grader/learners/": "the learner corpus: right and wrong kernels, some of them edits of the reference "
+                        "kernels; only `./workbook check` builds them",
     "grader/remote/tests/": "the worker sandbox's own tests (a deliberately hostile fake worker); check mode only",
     "grader/bench/": "benchmarks: speed_of_light/ holds the 7.9 kernel's steps v0-v2, the rest "
                      "compiles solutions/; only check mode builds them",

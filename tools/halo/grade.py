@@ -98,7 +98,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     results.write_junit(tests, build_dir / "junit.xml")
     tests += results.missing_results(_expected_tests(root, sections), tests)
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
-                          failures, seed, exercises, {"mode": isolation, "note": why})
+                          failures, seed, exercises, {"mode": isolation, "note": why}, results.read_advice(report_dir))
     res["student"] = student
     results.save(res, build_dir / "results.json")
     results.print_failures(res)

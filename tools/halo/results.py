@@ -91,6 +91,20 @@ def read_loads(report_dir):
     return loads
 
 
+def read_advice(report_dir):
+    """{section: [text, ...]} of what the tests advised (grader/testing/advice.hpp), each once."""
+    advice = {}
+    for path in sorted(Path(report_dir, "advice").glob("*.json")):
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        texts = advice.setdefault(rec["section"], [])
+        if rec["text"] not in texts:
+            texts.append(rec["text"])
+    return advice
+
+
 def missing_results(expected, tests):
     """A failed entry for every expected test that has no result: a test whose result never
     arrived fails, it is never left out of the count."""
@@ -106,7 +120,7 @@ def missing_results(expected, tests):
     return out
 
 
-def collect(chapter, sections, tests, loads, build_failures, seed, exercises, isolation=None):
+def collect(chapter, sections, tests, loads, build_failures, seed, exercises, isolation=None, advice=None):
     summary = {}
     for s in sections:
         mine = [t for t in tests if t["section"] == s.id]
@@ -122,6 +136,7 @@ def collect(chapter, sections, tests, loads, build_failures, seed, exercises, is
                       "not_run": sum(t["status"] == "skipped" for t in code)},
             "answers": {"right": sum(t["status"] == "passed" for t in ans), "asked": len(chapter.questions(s.id))},
             "loads": loads.get(s.id, []),
+            "advice": (advice or {}).get(s.id, []),
         }
     return {
         "version": 1,
@@ -174,6 +189,9 @@ def print_summary(results):
               f"{_colour('PASS', '32;1') if ok else _colour('not yet', '33')}")
     for line in not_run:
         print(line)
+    for sid, s in secs.items():
+        for text in s.get("advice", []):
+            print(f"advice ({sid}, not a failure): {text}")
     for sid, s in secs.items():
         for rec in s["loads"]:
             print(f"\n{sid} load report, {rec['launch']}:")

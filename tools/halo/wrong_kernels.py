@@ -81,6 +81,17 @@ def _write_if_changed(path, text):
         path.write_text(text)
 
 
+def apply_changes(text, changes, who, where):
+    """`text` with each (old, new) change made; each old text must occur exactly once."""
+    for old, new in changes:
+        n = text.count(old)
+        if n != 1:
+            raise WrongKernelError(f"{who}: the text to replace occurs {n} times in {where} "
+                                   f"(it must occur exactly once): {old!r}")
+        text = text.replace(old, new)
+    return text
+
+
 def write_tree(root, section, wrong, out_dir):
     """Writes the section's solution files into out_dir with the one change applied."""
     solutions = Path(root) / "solutions" / section.folder
@@ -92,14 +103,7 @@ def write_tree(root, section, wrong, out_dir):
             shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
     if wrong.file not in sources:
         raise WrongKernelError(f"'{wrong.name}': solutions/{section.folder}/{wrong.file} does not exist")
-    text = sources[wrong.file]
-    for old, new in wrong.changes():
-        n = text.count(old)
-        if n != 1:
-            raise WrongKernelError(
-                f"'{wrong.name}': the text to replace occurs {n} times in solutions/{section.folder}/{wrong.file} "
-                f"(it must occur exactly once): {old!r}")
-        text = text.replace(old, new)
+    text = apply_changes(sources[wrong.file], wrong.changes(), f"'{wrong.name}'", f"solutions/{section.folder}/{wrong.file}")
     sources[wrong.file] = f"// Known-wrong kernel '{wrong.name}': {wrong.why}\n" + text
     for name, content in sources.items():
         _write_if_changed(out_dir / name, content)

@@ -76,8 +76,10 @@ TEST_CASE("7.2 basic-1d / correct / width 2^20") {
 // Load counts come from the CPU backend's instrumentation, or on a GPU from the load-counting
 // tool (measured_launch.hpp); per-thread counts only from the CPU backend.
 #if defined(HALO_BACKEND_CPU)
-TEST_CASE("7.2 basic-1d / loads / every thread loads exactly its non-ghost neighbours") {
+TEST_CASE("7.2 basic-1d / loads / each thread with an output loads exactly its non-ghost neighbours") {
   Rng rng(7);
+  uint64_t idle_loads = 0;  // by threads with no output: more work than the book's kernel, not a mistake
+  bool outputs_right = true;
   for (size_t width : {size_t(3), size_t(1000)}) {
     for (int mask : kMaskWidths) {
       const auto N = rng.signal(width), M = rng.mask(size_t(mask));
@@ -97,11 +99,9 @@ TEST_CASE("7.2 basic-1d / loads / every thread loads exactly its non-ghost neigh
                  "; it should load exactly " + std::to_string(expected) + ", the neighbours of P[" +
                  std::to_string(i) + "] that are not ghost cells"));
         }
-        for (size_t t = width; t < a->thread_loads.size(); ++t)
-          if (a->thread_loads[t] != 0)
-            FAIL((std::string("thread ") + std::to_string(t) + " has no output (Width = " + std::to_string(width) +
-                 ") but loaded " + std::to_string(a->thread_loads[t]) + " elements of " + array));
+        for (size_t t = width; t < a->thread_loads.size(); ++t) idle_loads += a->thread_loads[t];
       }
+      outputs_right = outputs_right && compare_outputs("P", r.P, conv1d_reference(N, M)).ok;
       const auto* P = rec.array("P");
       for (size_t t = 0; t < P->thread_stores.size(); ++t)
         if (P->thread_stores[t] != (t < width ? 1u : 0u))
@@ -109,6 +109,10 @@ TEST_CASE("7.2 basic-1d / loads / every thread loads exactly its non-ghost neigh
                std::to_string(P->thread_stores[t]) + " elements of P; each thread with an output stores exactly its own, once"));
     }
   }
+  if (idle_loads)
+    advise("7.2", std::string(outputs_right ? "your outputs are right, but " : "") + "threads with no output (i >= Width) loaded " +
+                      std::to_string(idle_loads) + " elements of N and M in this test's launches; the book's kernel "
+                      "tests i < Width before its loop, so those threads load nothing");
 }
 #endif
 

@@ -386,8 +386,9 @@ Verdict cached_halo_hint(uint64_t measured, uint64_t expected) {
 // ---------------------------------------------------------------- loads: the basic kernels
 
 #if defined(HALO_BACKEND_CPU)
-TEST_CASE("7.8 exercises-2d / loads / basic and constant-memory kernels: every thread loads exactly its non-ghost neighbours") {
+TEST_CASE("7.8 exercises-2d / loads / basic and constant-memory kernels: each thread with an output loads exactly its non-ghost neighbours") {
   Rng rng(501);
+  uint64_t idle_loads = 0;  // by threads outside the image: more work than the book's kernel, not a mistake
   for (Kernel k : {Kernel::basic, Kernel::constant})
     for (Size s : {Size{37, 11}, Size{3, 2}})
       for (int r : kRadii) {
@@ -407,19 +408,25 @@ TEST_CASE("7.8 exercises-2d / loads / basic and constant-memory kernels: every t
                   const auto want = inside ? uint32_t(data::basic_2d_loads_thread(row, col, m.width, m.height,
                                                                                   filter_dim(r)))
                                            : 0u;
+                  if (!inside) {
+                    idle_loads += a.thread_loads[t];
+                    continue;
+                  }
                   if (a.thread_loads[t] == want) continue;
                   // Built as one std::string: doctest prints a streamed const char* as a pointer.
-                  const std::string who = inside ? "the thread of P[row " + std::to_string(row) + "][col " +
-                                                       std::to_string(col) + "]"
-                                                 : std::string("a thread with no output (outside the image)");
-                  const std::string why = inside ? ", its neighbours that are not ghost cells" : "";
-                  const std::string message = who + " loaded " + std::to_string(a.thread_loads[t]) +
+                  const std::string message = "the thread of P[row " + std::to_string(row) + "][col " +
+                                              std::to_string(col) + "] loaded " + std::to_string(a.thread_loads[t]) +
                                               " elements of " + array + "; it should load exactly " +
-                                              std::to_string(want) + why + "\n  " + m.what;
+                                              std::to_string(want) + ", its neighbours that are not ghost cells\n  " +
+                                              m.what;
                   FAIL(message);
                 }
         }
       }
+  if (idle_loads)
+    advise("7.8", "threads with no output (outside the image) loaded " + std::to_string(idle_loads) +
+                      " elements in this test's launches of the basic and constant-memory kernels; the book's "
+                      "kernels test row < height && col < width before their loops, so those threads load nothing");
 }
 #endif
 
