@@ -12,8 +12,9 @@
 # including wrapper in clang 14's DWARF 5 output.
 # -fno-builtin-mem*: clang would turn a zeroing or copying loop into llvm.memset/memcpy, whose
 # accesses the instrumentation never sees (and the validator refuses).
+# -UNDEBUG: a kernel's assert() is a student's debugging aid, on in every build type.
 set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores
-    -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove)
+    -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove -UNDEBUG)
 set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
 set(HALO_TEST_TIMEOUT 120)
 
@@ -172,7 +173,7 @@ function(halo_cuda_binary target folder kernel_dir)
   # The stub marker HALO_TODO() compiles to nothing on the GPU; the chapter's #defines are
   # pre-included as on the CPU backend.
   set_source_files_properties(${kernels} PROPERTIES COMPILE_OPTIONS
-    "--pre-include=${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp;--pre-include=${HALO_GENERATED_INCLUDE}/halo/chapter_defines.hpp")
+    "-UNDEBUG;--pre-include=${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp;--pre-include=${HALO_GENERATED_INCLUDE}/halo/chapter_defines.hpp")
   target_link_libraries(${target} PRIVATE halo_testing_cuda)
 endfunction()
 
