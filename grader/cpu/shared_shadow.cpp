@@ -39,9 +39,15 @@ void race(Worker& w, uintptr_t word_address, const void* pc, bool store, int oth
     d.other_thread = unflatten(size_t(other), w.launch->block);
     d.other_pc = other_pc;
     d.other_role = other_wrote ? "wrote it" : "read it";
+    // Two stores to one word in one phase: no barrier orders them into anything useful, the
+    // tile's indices give one cell two writers.
+    const std::string why = store && other_wrote
+                                ? ": two threads store into one cell in one phase (each cell of a tile needs exactly "
+                                  "one writer: check the index of each store)"
+                                : ": missing __syncthreads() between them?";
     return std::string(store ? "write to " : "read of ") + shared_element_name(word_address - w.tls_lo) +
            " in shared memory while thread " + triple(d.other_thread) + " " + d.other_role +
-           " in the same barrier interval: missing __syncthreads() between them?";
+           " in the same barrier interval" + why;
   });
 }
 

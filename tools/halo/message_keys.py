@@ -18,6 +18,7 @@ KEYS = [
     ("out-of-bounds", r"out-of-bounds access"),
     ("pitch-padding", r"access to pitch padding"),
     ("write-to-input", r"write to an input"),
+    ("two-writers", r"shared-memory race: .*two threads store into one cell"),
     ("shared-race", r"shared-memory race"),
     ("uninitialised-shared", r"read of uninitialised shared memory"),
     ("barrier-divergence", r"barrier divergence"),
