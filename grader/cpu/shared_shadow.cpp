@@ -11,11 +11,7 @@
 // barriers, so every conflicting pair is seen, in one order or the other.
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
