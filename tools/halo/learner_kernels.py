@@ -99,18 +99,20 @@ def write_tree(root, section, learner, out_dir):
 
 
 def check(entry, returncode, output):
-    """Problems with a learner kernel's run (empty: the grader said what it must)."""
+    """Problems with a learner kernel's run (empty: the grader said what it must). A wrong
+    kernel's key is that of the first entry the terminal shows (failure_groups.py)."""
+    from .failure_groups import doctest_failures, group
     from .results import failure_message
     problems = []
     if entry.verdict == "pass":
         if returncode != 0:
             problems.append(f"a right kernel failed (exit {returncode}):\n{failure_message(output)}")
     else:
-        first = failure_message(output) if returncode == 1 else ""
-        if returncode != 1:
+        groups = group(doctest_failures(output)) if returncode == 1 else []
+        if returncode != 1 or not groups:
             problems.append(f"a wrong kernel did not fail cleanly (exit {returncode})")
-        elif message_keys.key_of(first) != entry.key:
-            problems.append(f"its first failure has key {message_keys.key_of(first)!r}, not {entry.key!r}:\n{first}")
+        elif groups[0].key != entry.key:
+            problems.append(f"the first entry shown has key {groups[0].key!r}, not {entry.key!r}:\n{groups[0].message}")
     if entry.expect and not re.search(entry.expect, output):
         problems.append(f"the output does not match /{entry.expect}/")
     return problems

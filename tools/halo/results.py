@@ -214,8 +214,9 @@ def compiler_errors(output):
 
 
 def print_failures(results):
-    """Per section: the compile errors, or the first failing test in full and one line for each
-    other failure; a student fixes one thing at a time."""
+    """Per section: the compile errors, or every distinct failure, grouped by cause (one entry and
+    a count for tests that failed the same way) and most telling first (failure_groups.py)."""
+    from .failure_groups import group
     for sid, s in results["sections"].items():
         if s["build"] == "failed":
             print(f"\n{sid}: the exercise does not compile:\n")
@@ -224,12 +225,13 @@ def print_failures(results):
         failed = [t for t in results["tests"] if t["section"] == sid and t["status"] == "failed"]
         code = [t for t in failed if t["kind"] != "answers"]
         answers = [t for t in failed if t["kind"] == "answers"]
-        if code:
-            first = code[0]
-            print(f"\n{_colour('FAILED', '31;1')} {first['name']}")
-            print("\n".join("    " + line for line in first["message"].splitlines()[:25]))
-            for t in code[1:]:
-                print(f"FAILED {t['name']}")
+        for k, g in enumerate(group([(t["name"], t["message"]) for t in code])):
+            more = f" (and {len(g.names) - 1} more test{'s' if len(g.names) > 2 else ''} failing the same way)" \
+                if len(g.names) > 1 else ""
+            print(f"\n{_colour('FAILED', '31;1')} {g.names[0]}{more}")
+            print("\n".join("    " + line for line in g.message.splitlines()[:25 if k == 0 else 12]))
+            for name in g.names[1:]:
+                print(f"    also: {name}")
         unanswered = []
         for t in answers:
             lines = t["message"].splitlines()
