@@ -50,6 +50,9 @@ std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
                    : ": a ghost cell past the last element; a kernel must skip ghost cells, not load them";
   else
     what += before ? ": before the first element" : ": past the end of " + r.name;
+  if (store && !r.read_only)
+    what += " (does a thread with no output store? Guard the store with the output's bounds: i < Width, or "
+            "row < height && col < width)";
   return what;
 }
 

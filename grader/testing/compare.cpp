@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -42,6 +43,20 @@ bool matches(const std::vector<float>& got, const Reference& r) {
   return true;
 }
 
+// Every value written is a whole number (some not zero) while most right results are not: the
+// sum went through an int, which drops each product's fraction.
+bool whole_numbers_only(const std::vector<float>& got, const Reference& want) {
+  size_t written = 0, nonzero = 0, fractional = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (is_poison(got[i])) continue;
+    if (std::isnan(got[i]) || got[i] != std::trunc(got[i])) return false;
+    ++written;
+    nonzero += got[i] != 0.0f;
+    fractional += std::fabs(want.value[i] - std::round(want.value[i])) > 1e-3;
+  }
+  return written > 0 && 4 * nonzero >= written && 2 * fractional > written;
+}
+
 }  // namespace
 
 Verdict compare_outputs(const std::string& array, const std::vector<float>& got, const Reference& want,
@@ -54,6 +69,17 @@ Verdict compare_outputs(const std::string& array, const std::vector<float>& got,
   }
   if (unwritten.empty() && wrong.empty()) return v;
 
+  // The mistake first, when the outputs say which one it is; then what is wrong where.
+  // A misconception whose outputs are all 0 (N[0] skipped in a 1-element N) would name a mistake
+  // for any kernel that writes zeros: it tells nothing.
+  auto telling = [](const Reference& r) {
+    return std::any_of(r.value.begin(), r.value.end(), [](double x) { return x != 0; });
+  };
+  for (const auto& m : misconceptions)
+    if (telling(m.reference) && matches(got, m.reference)) v.fail("hint: " + array + " equals " + m.description + ".");
+  if (v.ok && whole_numbers_only(got, want))
+    v.fail("hint: every value the kernel wrote to " + array + " is a whole number, though the right results are "
+           "not: is the sum kept in an int? Each += then drops the fraction of the product; accumulate in a float.");
   if (!unwritten.empty())
     v.fail(std::to_string(unwritten.size()) + " of " + std::to_string(got.size()) + " elements of " + array +
            " were never written (they still hold the poison value): " + ranges(unwritten, array, index_name));
@@ -68,8 +94,6 @@ Verdict compare_outputs(const std::string& array, const std::vector<float>& got,
     if (wrong.size() > 4) line += "\n    ...";
     v.fail(line);
   }
-  for (const auto& m : misconceptions)
-    if (matches(got, m.reference)) v.fail("hint: " + array + " equals " + m.description + ".");
   return v;
 }
 

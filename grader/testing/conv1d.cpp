@@ -1,21 +1,27 @@
 #include "conv1d.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+
+#include "device_array.hpp"
 
 namespace halo::test {
 namespace {
 
 // `start(i)` is the index of N under M[0] for output i; inputs before `first_valid` are treated
-// as ghost cells (the reference has first_valid = 0).
+// as ghost cells (the reference has first_valid = 0). With `replicate`, a neighbour outside N
+// takes the value of N's nearest end instead of 0 (the clamped-index mistake).
 template <class Start>
-Reference correlate(const std::vector<float>& N, const std::vector<float>& M, Start start, long first_valid = 0) {
+Reference correlate(const std::vector<float>& N, const std::vector<float>& M, Start start, long first_valid = 0,
+                    bool replicate = false) {
   const long width = long(N.size()), mask = long(M.size());
   Reference r{std::vector<double>(N.size()), std::vector<double>(N.size())};
   for (long i = 0; i < width; ++i) {
     double sum = 0, mag = 0;
     for (long j = 0; j < mask; ++j) {
       long k = start(i) + j;
+      if (replicate) k = std::min(std::max(k, 0L), width - 1);
       if (k < first_valid || k >= width) continue;
       double term = double(N[size_t(k)]) * double(M[size_t(j)]);
       sum += term;
@@ -45,6 +51,17 @@ std::vector<Misconception> conv1d_misconceptions(const std::vector<float>& N, co
   out.push_back({"the result with N[0] left out, as if it were a ghost cell: check the ghost-cell test (k >= 0, "
                  "not k > 0)",
                  correlate(N, M, [n](long i) { return i - n; }, 1)});
+  out.push_back({"the result with the edges replicated (a neighbour before N[0] taken as N[0], one past the end as "
+                 "N[Width - 1]): ghost cells count as 0, so skip them rather than clamping the index",
+                 correlate(N, M, [n](long i) { return i - n; }, 0, true)});
+  // A radius fixed by a #define smaller than the run-time one: M[0..2R] around N[i].
+  for (long R = 1; R < n; ++R) {
+    const std::vector<float> part(M.begin(), M.begin() + 2 * R + 1);
+    out.push_back({"the result with a radius of " + std::to_string(R) + " in place of n = Mask_Width / 2 = " +
+                       std::to_string(n) + " (only M[0.." + std::to_string(2 * R) +
+                       "] used): is the radius fixed by a #define or a constant? Mask_Width is a run-time argument",
+                   correlate(N, part, [R](long i) { return i - R; })});
+  }
   // A start index off by s shifts every output; the usual slips are i - Mask_Width and i.
   for (long s = -long(M.size()); s <= long(M.size()); ++s) {
     if (s == 0 || long(N.size()) < 2 * long(M.size())) continue;
@@ -53,6 +70,23 @@ std::vector<Misconception> conv1d_misconceptions(const std::vector<float>& N, co
                    correlate(N, M, [n, s](long i) { return i - n - s; })});
   }
   return out;
+}
+
+BlockEdges wrong_at_block_edges(const std::vector<float>& got, const Reference& want, size_t mask_width,
+                                 size_t block) {
+  BlockEdges e;
+  const size_t width = got.size(), n = mask_width / 2;
+  if (block == 0 || n == 0) return e;
+  for (size_t i = 0; i < width; ++i) {
+    if (is_poison(got[i]) || close_enough(got[i], want.value[i], want.magnitude[i])) continue;
+    const size_t offset = i % block, tile_start = i - offset;
+    const bool left = offset < n && tile_start > 0, right = offset + n >= block && tile_start + block < width;
+    if (!left && !right) return {};
+    e.left |= left && !right;
+    e.right |= right && !left;
+    e.any = true;
+  }
+  return e;
 }
 
 }  // namespace halo::test

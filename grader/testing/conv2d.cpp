@@ -1,13 +1,18 @@
 #include "conv2d.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "device_array.hpp"
 
 namespace halo::test {
 namespace {
 
 // Inputs with row < first_row or col < first_col count as ghost cells (0 and 0 in the reference).
+// With `replicate`, a neighbour outside the image takes the nearest edge pixel's value instead.
 Reference correlate2d(const std::vector<float>& N, int width, int height, const std::vector<float>& M, int m,
-                      int first_row = 0, int first_col = 0) {
+                      int first_row = 0, int first_col = 0, bool replicate = false) {
   const int r = m / 2;
   Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
   for (int row = 0; row < height; ++row)
@@ -15,7 +20,8 @@ Reference correlate2d(const std::vector<float>& N, int width, int height, const 
       double sum = 0, mag = 0;
       for (int fr = 0; fr < m; ++fr)
         for (int fc = 0; fc < m; ++fc) {
-          const int in_row = row - r + fr, in_col = col - r + fc;
+          int in_row = row - r + fr, in_col = col - r + fc;
+          if (replicate) in_row = std::clamp(in_row, 0, height - 1), in_col = std::clamp(in_col, 0, width - 1);
           if (in_row < first_row || in_row >= height || in_col < first_col || in_col >= width) continue;
           const double term = double(N[size_t(in_row) * width + in_col]) * double(M[size_t(fr) * m + fc]);
           sum += term;
@@ -51,7 +57,48 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
   out.push_back({"the result with input column 0 left out, as if it were a ghost cell: check the column test (>= 0, "
                  "not > 0)",
                  correlate2d(N, width, height, M, m, 0, 1)});
+  // A radius fixed by a #define smaller than the run-time one: a (2R+1) x (2R+1) filter read from
+  // the start of M, its rows 2R+1 apart, around the output.
+  for (int R = 1; R < m / 2; ++R) {
+    std::vector<float> part(M.begin(), M.begin() + (2 * R + 1) * (2 * R + 1));
+    out.push_back({"the result with a radius of " + std::to_string(R) + " in place of r = " + std::to_string(m / 2) +
+                       " (a " + std::to_string(2 * R + 1) + " x " + std::to_string(2 * R + 1) +
+                       " filter read from the first elements of the mask): is the radius fixed by a #define or a "
+                       "constant in place of the radius the kernel is given?",
+                   correlate2d(N, width, height, part, 2 * R + 1)});
+  }
+  out.push_back({"the result with the edges replicated (a neighbour outside the image taken from the nearest edge "
+                 "pixel): ghost cells count as 0, so skip them rather than clamping the row and column",
+                 correlate2d(N, width, height, M, m, 0, 0, true)});
   return out;
+}
+
+Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, int height, int tile_w, int tile_h) {
+  Verdict v;
+  auto only_first = [&](bool rows) {
+    const int step = rows ? tile_h : tile_w;
+    // Only with a second block along that axis is "the first row of each block" evidence: on a
+    // shorter image any kernel that writes only row 0 fits the pattern.
+    if (step < 2 || (rows ? height : width) <= step) return false;
+    bool missing = false;
+    for (int row = 0; row < height; ++row)
+      for (int col = 0; col < width; ++col) {
+        const bool first = (rows ? row : col) % step == 0;
+        const bool written = !is_poison(got[size_t(row) * size_t(width) + size_t(col)]);
+        if (written != first) return false;
+        missing |= !written;
+      }
+    return missing;
+  };
+  if (only_first(true))
+    v.fail("hint: only the first row of each block's outputs was written (every " + std::to_string(tile_h) +
+           "th row of P): all the threads of a block computed the same row. Is the row built from threadIdx.z "
+           "(always 0 in a 2D block) where threadIdx.y belongs?");
+  else if (only_first(false))
+    v.fail("hint: only the first column of each block's outputs was written (every " + std::to_string(tile_w) +
+           "th column of P): all the threads of a block computed the same column. Is the column built from "
+           "threadIdx.z (always 0 in a 2D block) where threadIdx.x belongs?");
+  return v;
 }
 
 IndexName image_index(const std::string& array, int width) {

@@ -16,9 +16,14 @@ Reference conv2d_reference(const std::vector<float>& N, int width, int height, c
                            int mask_width);
 
 // The mask rotated (a flipped convolution), the mask transposed (rows and columns swapped),
-// and row 0 or column 0 skipped as if it were a ghost cell (the `inRow > 0` slip).
+// row 0 or column 0 skipped as if it were a ghost cell (the `inRow > 0` slip), and the edges
+// replicated instead of ghost zeros.
 std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
                                                  const std::vector<float>& M, int mask_width);
+
+// When exactly the first row (or column) of every block's tile_w x tile_h outputs was written,
+// every thread of a block took the same row (column): an index built from threadIdx.z.
+Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, int height, int tile_w, int tile_h);
 
 // "P[row 3][col 17]" for element i of a width-wide image, for compare_outputs.
 IndexName image_index(const std::string& array, int width);

@@ -127,10 +127,34 @@ std::vector<Misconception> tiled_misconceptions(const std::vector<float>& N, con
   return out;
 }
 
+// Wrong outputs only where a mask reaches into one halo: which cells of N_ds hold the wrong thing.
+std::string halo_hint(const std::vector<float>& got, const Reference& want, size_t mask, unsigned block) {
+  const BlockEdges e = wrong_at_block_edges(got, want, mask, block);
+  const std::string n = std::to_string(mask / 2);
+  if (!e.any) return "";
+  if (e.left && !e.right)
+    return "hint: only outputs within n = " + n + " of the left end of their block are wrong: they are the ones "
+           "that read the left halo N_ds[0.." + n + " - 1], which must hold N[blockIdx.x * blockDim.x - n ..] (the "
+           "last n elements of the previous tile, 0 for ghost cells)";
+  if (e.right && !e.left)
+    return "hint: only outputs within n = " + n + " of the right end of their block are wrong: they are the ones "
+           "that read the right halo N_ds[n + blockDim.x ..], which must hold N[(blockIdx.x + 1) * blockDim.x ..] "
+           "(the first n elements of the next tile, 0 for ghost cells); check that index and its guard for an off "
+           "by one";
+  return "hint: only outputs within n = " + n + " of an end of their block are wrong: the left and right halo "
+         "cells of N_ds are loaded wrongly";
+}
+
 Verdict verdict_for(const std::vector<float>& N, const std::vector<float>& M, unsigned block) {
   Result r = run(N, M, block);
   Verdict v = r.launch;
-  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), tiled_misconceptions(N, M, block)));
+  const Reference want = conv1d_reference(N, M);
+  const Verdict cmp = compare_outputs("P", r.P, want, tiled_misconceptions(N, M, block));
+  v.merge(cmp);
+  const std::string hint = cmp.ok || cmp.message.find("hint: ") != std::string::npos
+                               ? ""
+                               : halo_hint(r.P, want, M.size(), block);
+  if (!hint.empty()) v.fail(hint);
   return v;
 }
 

@@ -50,6 +50,9 @@ Config expected_config(int width, int height, int mask) {
   return c;
 }
 
+// The other design's block: one thread per output of the tile.
+dim3 output_tile_block() { return dim3(unsigned(kT), unsigned(kT), 1); }
+
 std::string config_call(int width, int height, int mask) {
   return "convolution_2D_tiled_launch_config(width = " + std::to_string(width) + ", height = " +
          std::to_string(height) + ", Mask_Width = " + std::to_string(mask) + ")";
@@ -68,9 +71,13 @@ Verdict config_verdict(int width, int height, int mask) {
            " left grid and block at zero: the launch configuration is still the stub, and nothing can launch");
     return v;
   }
-  if (!same(got.block, want.block))
+  // The book's two designs: one thread per input-tile element, or one per output (each loading
+  // several tile elements); the grid is one block per output tile in both.
+  if (!same(got.block, want.block) && !same(got.block, output_tile_block()))
     v.fail(config_call(width, height, mask) + " gave block " + dims(got.block) + ", expected " + dims(want.block) +
-           ": one thread per element of the input tile, BLOCK_WIDTH = O_TILE_WIDTH + Mask_Width - 1 threads per side");
+           " (one thread per element of the input tile, BLOCK_WIDTH = O_TILE_WIDTH + Mask_Width - 1 threads per "
+           "side) or " + dims(output_tile_block()) + " (one thread per output of the O_TILE_WIDTH x O_TILE_WIDTH "
+           "tile, each loading several elements of the input tile)");
   if (!same(got.grid, want.grid))
     v.fail(config_call(width, height, mask) + " gave grid " + dims(got.grid) + ", expected " + dims(want.grid) +
            ": along x enough output tiles of O_TILE_WIDTH columns to cover the width, along y enough to cover the "
@@ -204,11 +211,19 @@ Verdict hints(const Result& r, const Reference& ref, int width, int height) {
   uint64_t after_barrier = 0;
   for (const auto& a : rec.arrays)
     for (const auto& t : a.block_loads_phase[1]) after_barrier += t.bytes;
+  // Output-tile blocks with a kernel that loads one element per thread: part of the tile is never loaded.
+  if (rec.valid && same(r.config.block, output_tile_block()) &&
+      rec.counts[int(halo::cpu::DiagnosticKind::uninitialised_shared_read)] > 0)
+    v.fail("hint: convolution_2D_tiled_launch_config gives blocks of the output tile, " + dims(r.config.block) +
+           " (the book's other design), but the kernel leaves part of the input tile unloaded: with that launch "
+           "each thread must load several of its (O_TILE_WIDTH + Mask_Width - 1)^2 elements (a strided loop); a "
+           "kernel that loads one element per thread needs blocks of the input tile, BLOCK_WIDTH x BLOCK_WIDTH");
   if (rec.valid && after_barrier == 0)
     v.fail("hint: no thread loaded anything from global memory after a __syncthreads(), so no thread waited for "
            "the tile before reading M and N_ds: without the barrier between filling N_ds and reading it, a thread "
            "reads elements of N_ds other threads have not loaded yet");
 #endif
+  v.merge(same_row_in_every_thread_hint(r.P, width, height, kT, kT));
   if (r.launched && !same(r.config.grid, expected_config(width, height, 3).grid))
     v.fail("hint: convolution_2D_tiled_launch_config gave grid " + dims(r.config.grid) +
            ": outputs outside the launched output tiles are never written (see the launch configuration test)");
@@ -243,7 +258,7 @@ void check_sizes(std::initializer_list<Size> sizes, uint64_t salt) {
 
 TEST_SUITE_BEGIN("7.6");
 
-TEST_CASE("7.6 tiled-2d-pitched / correct / the launch configuration: input-tile blocks and a grid covering the image") {
+TEST_CASE("7.6 tiled-2d-pitched / correct / the launch configuration: input-tile or output-tile blocks and a grid covering the image") {
   Verdict v;
   const Size sizes[] = {{1, 1}, {kT, kT}, {kT + 1, kT}, {kT, kT + 1}, {37, 23}, {9, 70}, {1000, 700}};
   for (const Size& s : sizes)

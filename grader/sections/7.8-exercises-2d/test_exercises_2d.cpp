@@ -178,6 +178,39 @@ Verdict judge_output(Kernel k, const std::vector<float>& got, const std::vector<
     v.merge(cached_barrier_hint(width, height));
   }
   if (k == Kernel::tiled) v.merge(tiled_stride_hint(got, width, height, r));
+  const Launch l = launch_for(k, width, height, r);
+  const int per_block = k == Kernel::tiled ? out_tile_dim(r) : 0;  // outputs per block along x and y
+  v.merge(same_row_in_every_thread_hint(got, width, height, per_block ? per_block : int(l.block.x),
+                                        per_block ? per_block : int(l.block.y)));
+  return v;
+}
+
+// The book's other tiled design: blocks the size of the output tile, each thread loading several
+// input-tile elements. A kernel written that way fails under this exercise's input-tile launch;
+// when the same inputs give the right P, cleanly, at the output-tile launch, say that is why.
+Verdict other_design_hint(const std::vector<float>& N, int width, int height, const std::vector<float>& F, int r) {
+  Verdict v;
+  const unsigned out = unsigned(out_tile_dim(r));
+  const Launch l{dim3(halo::blocks_for(width, out), halo::blocks_for(height, out)), dim3(out, out)};
+  const Result res = run(Kernel::tiled, N, width, height, F, r, l);
+  const int m = filter_dim(r);
+  if (res.launch.ok && compare_outputs("P", res.P, conv2d_reference(N, width, height, F, m)).ok)
+    v.fail("hint: the same inputs give the right P when the kernel is launched with blocks of the output tile (" +
+           std::to_string(out) + " x " + std::to_string(out) + " threads, each loading several tile elements: the "
+           "book's other design), but this exercise launches blocks of the input tile, IN_TILE_DIM x IN_TILE_DIM = " +
+           std::to_string(kInTile) + " x " + std::to_string(kInTile) + " threads: each thread loads one element of "
+           "the input tile, and only the inner OUT_TILE_DIM x OUT_TILE_DIM threads compute an output");
+  return v;
+}
+
+// The verdict of one run of kernel k: its launch, its outputs, and the hints that explain them.
+Verdict judge_run(Kernel k, const Result& res, const std::vector<float>& N, int width, int height,
+                  const std::vector<float>& F, int r) {
+  const Verdict output = judge_output(k, res.P, N, width, height, F, r);
+  Verdict v;
+  if (k == Kernel::tiled && !(res.launch.ok && output.ok)) v = other_design_hint(N, width, height, F, r);
+  v.merge(res.launch);
+  v.merge(output);
   return v;
 }
 
@@ -194,10 +227,7 @@ void check(Kernel k, const std::vector<Size>& sizes, std::initializer_list<int> 
       const auto F = rng.mask(size_t(filter_dim(r)) * size_t(filter_dim(r)));
       const Launch l = launch_for(k, s.width, s.height, r);
       INFO(describe(k, s.width, s.height, r, l));
-      Result res = run(k, N, s.width, s.height, F, r, l);
-      Verdict v = res.launch;
-      v.merge(judge_output(k, res.P, N, s.width, s.height, F, r));
-      HALO_REQUIRE_VERDICT(v);
+      HALO_REQUIRE_VERDICT(judge_run(k, run(k, N, s.width, s.height, F, r, l), N, s.width, s.height, F, r));
     }
 }
 
@@ -209,10 +239,7 @@ void check_book_example(Kernel k) {
   require_book_values(ex, conv2d_reference(N, width, height, F, m));
   const Launch l = launch_for(k, width, height, r);
   INFO(describe(k, width, height, r, l));
-  Result res = run(k, N, width, height, F, r, l);
-  Verdict v = res.launch;
-  v.merge(judge_output(k, res.P, N, width, height, F, r));
-  HALO_REQUIRE_VERDICT(v);
+  HALO_REQUIRE_VERDICT(judge_run(k, run(k, N, width, height, F, r, l), N, width, height, F, r));
 }
 
 const std::vector<Size> kTiny = {{1, 1}, {2, 1}, {1, 3}, {3, 2}, {2, 5}, {7, 3}};
