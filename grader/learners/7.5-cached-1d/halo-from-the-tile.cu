@@ -1,0 +1,22 @@
+// Every neighbour, inside the tile or not, is read from N_ds: the halo cells are never read
+// from global memory.
+#include "halo/given/constant_mask_1d.cuh"
+
+__global__ void convolution_1D_cached_kernel(const float* N, float* P, int Mask_Width, int Width) {
+  __shared__ float N_ds[TILE_SIZE];
+  int tile_start = blockIdx.x * blockDim.x;
+  int i = tile_start + threadIdx.x;
+
+  N_ds[threadIdx.x] = (i < Width) ? N[i] : 0.0f;
+  __syncthreads();
+
+  if (i < Width) {
+    int n = Mask_Width / 2;
+    float Pvalue = 0.0f;
+    for (int j = 0; j < Mask_Width; j++) {
+      int k = i - n + j;
+      if (k >= 0 && k < Width) Pvalue += N_ds[k - tile_start] * M[j];
+    }
+    P[i] = Pvalue;
+  }
+}
