@@ -23,7 +23,8 @@ class Group:
 
 def _cause(message):
     key, line = message_keys.key_and_line(message)
-    return key, _NUMBER.sub("#", line).strip()
+    line = _NUMBER.sub("#", line)
+    return key, re.sub(r"# (\w+?)s\b", r"# \1", line).strip()  # "1 element" and "7 elements" alike
 
 
 def group(failures):

@@ -230,8 +230,10 @@ def print_failures(results):
                 if len(g.names) > 1 else ""
             print(f"\n{_colour('FAILED', '31;1')} {g.names[0]}{more}")
             print("\n".join("    " + line for line in g.message.splitlines()[:25 if k == 0 else 12]))
-            for name in g.names[1:]:
+            for name in g.names[1:6]:
                 print(f"    also: {name}")
+            if len(g.names) > 6:
+                print(f"    ... and {len(g.names) - 6} more")
         unanswered = []
         for t in answers:
             lines = t["message"].splitlines()

@@ -50,6 +50,11 @@ class FailureGroups(unittest.TestCase):
                         ("b", "hint: P equals the result with the mask's first element over N[i - n + 1]")])
         self.assertEqual([g.names for g in groups], [["b"], ["a"]])
 
+    def test_counts_and_plurals_do_not_split_a_cause(self):
+        groups = group([("a", "read of N[-1], outside N[0..0] (1 element): a ghost cell"),
+                        ("b", "read of N[-2], outside N[0..6] (7 elements): a ghost cell")])
+        self.assertEqual(len(groups), 1)
+
     def test_different_causes_of_one_key_stay_apart(self):
         groups = group([("a", "hint: P equals x"), ("b", "hint: only row 0 was written")])
         self.assertEqual(len(groups), 2)
