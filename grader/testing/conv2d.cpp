@@ -73,6 +73,40 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
   return out;
 }
 
+std::vector<Misconception> transposed_tile(const std::vector<float>& N, int width, int height,
+                                           const std::vector<float>& M, int m, int tile) {
+  const int n = m / 2;
+  auto input = [&](int row, int col) {  // ghost cells are 0 in the tile
+    return row < 0 || row >= height || col < 0 || col >= width ? 0.0 : double(N[size_t(row) * width + col]);
+  };
+  // Thread (tx, ty) of the output tile with corner (row0, col0) pairs M[i][j] with the input at
+  // (row0 - n + tx + i, col0 - n + ty + j) when it reads tile[tx + i][ty + j] of a tile filled
+  // as tile[y][x]; with (row0 - n + tx + j, col0 - n + ty + i) when the tile was filled as
+  // tile[x][y] and read as tile[ty + i][tx + j].
+  auto reference = [&](bool mask_swapped) {
+    Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
+    for (int row = 0; row < height; ++row)
+      for (int col = 0; col < width; ++col) {
+        const int row0 = row - row % tile, col0 = col - col % tile, ty = row % tile, tx = col % tile;
+        double sum = 0, magnitude = 0;
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < m; ++j) {
+            const int a = mask_swapped ? j : i, b = mask_swapped ? i : j;
+            const double term = input(row0 - n + tx + a, col0 - n + ty + b) * double(M[size_t(i) * m + j]);
+            sum += term;
+            magnitude += std::fabs(term);
+          }
+        out.value[size_t(row) * width + col] = sum;
+        out.magnitude[size_t(row) * width + col] = magnitude;
+      }
+    return out;
+  };
+  const std::string what = "the result with the shared tile transposed between filling and reading it (tile[x][y] "
+                           "on one side, tile[y][x] on the other): index the tile [row][column] = [threadIdx.y]"
+                           "[threadIdx.x] both when filling it and when reading it";
+  return {{what, reference(false)}, {what, reference(true)}};
+}
+
 Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, int height, int tile_w, int tile_h) {
   Verdict v;
   auto only_first = [&](bool rows) {

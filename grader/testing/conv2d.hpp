@@ -21,6 +21,11 @@ Reference conv2d_reference(const std::vector<float>& N, int width, int height, c
 std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
                                                  const std::vector<float>& M, int mask_width);
 
+// A tiled kernel whose tile of tile x tile outputs is filled as tile[y][x] and read as tile[x][y]
+// (or the reverse): inside each tile, P(ty, tx) sums the mask over the tile transposed.
+std::vector<Misconception> transposed_tile(const std::vector<float>& N, int width, int height,
+                                           const std::vector<float>& M, int m, int tile);
+
 // When exactly the first row (or column) of every block's tile_w x tile_h outputs was written,
 // every thread of a block took the same row (column): an index built from threadIdx.z.
 Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, int height, int tile_w, int tile_h);

@@ -170,6 +170,7 @@ Reference shifted_reference(const std::vector<float>& N, int width, int height, 
 std::vector<Misconception> misconceptions(const std::vector<float>& N, int width, int height,
                                           const std::vector<float>& M, int m) {
   auto out = conv2d_misconceptions(N, width, height, M, m);
+  for (auto& t : transposed_tile(N, width, height, M, m, kT)) out.push_back(std::move(t));
   out.push_back({"the result with the input tile shifted by one row and one column: its corner is at row_o - n + 1, "
                  "col_o - n + 1 (the book's Figure 7.19 writes row_o - Mask_Width/2 + 1); the input tile starts n = "
                  "Mask_Width/2 above and left of the output tile: row_i = row_o - n",
