@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "advice.hpp"
 #include "backend.hpp"
 #include "measured_launch.hpp"
 #include "random_inputs.hpp"
@@ -27,7 +28,10 @@ struct CaseCounter : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData&) override { ++cases_started; }
+  void test_case_start(const doctest::TestCaseData& data) override {
+    ++cases_started;
+    halo::test::set_current_test(data.m_name);
+  }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats&) override {}
   void test_case_exception(const doctest::TestCaseException&) override {}

@@ -30,6 +30,9 @@ QUESTION_ID = re.compile(r"[A-Za-z0-9_]+\Z")  # a TOML bare key, so the answers 
 
 
 # Who sees a section's tests on a course platform (Gradescope's words).
+# How a platform scores a right kernel that loads more than the book's (threads with no output
+# loading neighbours): full points with advice, or half the points of each test that advised.
+EXTRA_LOADS = ("advice", "partial")
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 
 
@@ -43,6 +46,7 @@ class Section:
     points: dict = field(default_factory=dict)  # {"tests": n, "answers": n}: what the section is worth
     visibility: str = "visible"
     hints: list = field(default_factory=list)    # revealed one at a time; never solution code
+    extra_loads: str = "advice"  # a right kernel loading more than the book's: "advice" or "partial" credit
 
 
 @dataclass
@@ -275,7 +279,8 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
             if (key, entry[key]) in seen:
                 raise ChapterError(f"{where}: section #{k}: {key} {entry[key]!r} is used twice")
             seen.add((key, entry[key]))
-        unknown = set(entry) - {"id", "slug", "title", "folder", "kernels", "points", "visibility", "hints"}
+        unknown = set(entry) - {"id", "slug", "title", "folder", "kernels", "points", "visibility", "hints",
+                                "extra_loads"}
         if unknown:
             raise ChapterError(f"{where}: section {entry['id']}: unknown key(s) {', '.join(sorted(unknown))}")
         points = entry.get("points", {})
@@ -291,8 +296,11 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
         hints = entry.get("hints", [])
         if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
             raise ChapterError(f"{where}: section {entry['id']}: 'hints' should be a list of non-empty strings")
+        extra_loads = entry.get("extra_loads", "advice")
+        if extra_loads not in EXTRA_LOADS:
+            raise ChapterError(f"{where}: section {entry['id']}: extra_loads should be one of {', '.join(EXTRA_LOADS)}")
         sections.append(Section(entry["id"], entry["slug"], entry["title"], folder, list(kernels),
-                                dict(points), visibility, list(hints)))
+                                dict(points), visibility, list(hints), extra_loads))
     return sections
 
 

@@ -94,7 +94,11 @@ def _kernel_tests(out, s, res, mine, points):
         out.add(f"{name} / build / the tests ran", 0, points, "failed",
                 "None of this section's tests ran; the autograder's log says why.", "build")
     for t, share in zip(scored, split_points(points, len(scored))):
-        if t["status"] == "passed":
+        if t["status"] == "passed" and t.get("advice") and getattr(s, "extra_loads", "advice") == "partial":
+            # No status: the outputs are right, yet the points are partial (Gradescope shows the score).
+            out.add(t["name"], share / 2, share, None, f"{_pass_line(t)}; half the points, as this course scores "
+                    f"extra loads: {t['advice']}", t["kind"])
+        elif t["status"] == "passed":
             out.add(t["name"], share, share, "passed", _pass_line(t), t["kind"])
         elif t["status"] == "skipped":
             out.add(t["name"], 0, share, "failed", "not run: the test was skipped", t["kind"])

@@ -97,6 +97,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     tests += answered
     results.write_junit(tests, build_dir / "junit.xml")
     tests += results.missing_results(_expected_tests(root, sections), tests)
+    results.mark_advised(tests, report_dir)
     res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
                           failures, seed, exercises, {"mode": isolation, "note": why}, results.read_advice(report_dir))
     res["student"] = student

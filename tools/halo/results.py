@@ -91,18 +91,38 @@ def read_loads(report_dir):
     return loads
 
 
-def read_advice(report_dir):
-    """{section: [text, ...]} of what the tests advised (grader/testing/advice.hpp), each once."""
-    advice = {}
+def _advice_records(report_dir):
     for path in sorted(Path(report_dir, "advice").glob("*.json")):
         try:
             rec = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
+        if isinstance(rec, dict) and isinstance(rec.get("section"), str) and isinstance(rec.get("text"), str):
+            yield rec
+
+
+def read_advice(report_dir):
+    """{section: [text, ...]} of what the tests advised (grader/testing/advice.hpp), each once."""
+    advice = {}
+    for rec in _advice_records(report_dir):
         texts = advice.setdefault(rec["section"], [])
         if rec["text"] not in texts:
             texts.append(rec["text"])
     return advice
+
+
+def mark_advised(tests, report_dir):
+    """Adds "advice" (its text) to each test that advised: a right kernel doing more work than the
+    book's, which a manifest may score as partial credit (extra_loads = "partial")."""
+    by_test = {}
+    for rec in _advice_records(report_dir):
+        if isinstance(rec.get("test"), str) and rec["test"]:
+            by_test.setdefault(rec["test"], rec["text"])
+    for t in tests:
+        what = re.sub(r"^[a-z ]+: ", "", t.get("name", ""))  # CTest's tree prefix ("gpu: ") aside
+        if what in by_test:
+            t["advice"] = by_test[what]
+    return tests
 
 
 def missing_results(expected, tests):

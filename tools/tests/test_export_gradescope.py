@@ -117,6 +117,17 @@ class Conversion(unittest.TestCase):
         self.assertAlmostEqual(doc["score"], self.full - 3.34, places=6)
         self.assertEqual(validate(doc), [])
 
+    def test_extra_loads_cost_half_a_test_only_where_the_manifest_says_partial(self):
+        res = all_passing()
+        res["tests"][4]["advice"] = "threads with no output loaded 12 elements of N"
+        self.assertAlmostEqual(to_gradescope(res, self.chapter)["score"], self.full, places=6)  # advice by default
+        self.chapter.section("7.2").extra_loads = "partial"
+        doc = to_gradescope(res, self.chapter)
+        t = _by_name(doc)["7.2 basic-1d / loads / test loads"]
+        self.assertEqual((t["score"], t["max_score"], t.get("status")), (1.67, 3.33, None))
+        self.assertIn("half the points, as this course scores extra loads: threads with no output", t["output"])
+        self.assertEqual(validate(doc), [])
+
     def test_numbers_follow_the_section(self):
         doc = to_gradescope(all_passing(), self.chapter)
         self.assertEqual([t["number"] for t in doc["tests"] if t["tags"][0] == "7.2"],

@@ -241,5 +241,24 @@ class Collect(unittest.TestCase):
         self.assertFalse(passed(res))
 
 
+class Advice(unittest.TestCase):
+    def test_advice_is_read_once_per_text_and_marks_the_test_that_gave_it(self):
+        import json
+        import tempfile
+        from pathlib import Path
+
+        from halo.results import mark_advised, read_advice
+        with tempfile.TemporaryDirectory() as d:
+            folder = Path(d, "advice")
+            folder.mkdir()
+            rec = {"section": "7.2", "test": "7.2 basic-1d / loads / a", "text": "threads with no output loaded 4"}
+            for k in range(2):
+                (folder / f"7.2-1-{k}.json").write_text(json.dumps(rec))
+            (folder / "broken.json").write_text("{")
+            self.assertEqual(read_advice(d), {"7.2": ["threads with no output loaded 4"]})
+            tests = mark_advised([{"name": "7.2 basic-1d / loads / a"}, {"name": "7.2 basic-1d / loads / b"}], d)
+            self.assertEqual([t.get("advice") for t in tests], ["threads with no output loaded 4", None])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -262,7 +262,7 @@ void advise_idle_loads(uint64_t idle, bool outputs_right) {
   if (idle)
     advise("7.5", std::string(outputs_right ? "your outputs are right, but " : "") +
                       "threads with no output (i >= Width) read " + std::to_string(idle) +
-                      " halo elements of N from global memory in this test's launches; the book's kernel tests "
+                      (idle == 1 ? " halo element" : " halo elements") + " of N from global memory in this test's launches; the book's kernel tests "
                       "i < Width before its loop, so those threads load nothing (they are left out of the counts)");
 }
 
