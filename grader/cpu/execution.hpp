@@ -44,10 +44,10 @@ struct Launch {
   size_t threads_per_block() const { return size_t(block.x) * block.y * block.z; }
 };
 
-enum class FiberState : uint8_t { fresh, runnable, at_barrier, finished, stopped };
+enum class FiberState : uint8_t { fresh, runnable, at_barrier, at_warp, finished, stopped };
 
 // Why a fiber handed control back to the scheduler.
-enum class Yield : uintptr_t { barrier = 1, finished = 2, stopped = 3 };
+enum class Yield : uintptr_t { barrier = 1, finished = 2, stopped = 3, warp = 4 };
 
 struct FiberSlot {
   fctx::fcontext_t context = nullptr;
@@ -88,6 +88,7 @@ struct Worker {
   std::vector<char*> free_stacks;
   std::vector<char*> all_stacks;
   std::vector<FiberSlot> slots;
+  std::vector<uint64_t> warp_values;  // per thread: what it left at its warp's rendezvous (warp_exchange)
 };
 
 // A linear block or thread index as CUDA's (x, y, z) for a grid or block of `shape`.

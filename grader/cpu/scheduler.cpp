@@ -136,6 +136,9 @@ void resume(Worker& w, size_t t) {
     case Yield::barrier:
       slot.state = FiberState::at_barrier;
       return;
+    case Yield::warp:
+      slot.state = FiberState::at_warp;
+      return;
     case Yield::finished:
       slot.state = FiberState::finished;
       break;
@@ -157,6 +160,7 @@ void run_block(Worker& w, size_t b) {
   poison_shared_variables(w);  // no value of an earlier block survives: replays are exact
   const size_t nt = L.threads_per_block();
   for (auto& s : w.slots) s = FiberSlot{};
+  w.warp_values.assign(nt, 0);
   for (;;) {
     for (size_t k = 0; k < nt; ++k) {
       if (L.timed_out.load(std::memory_order_relaxed)) {  // abandon the rest of the launch
@@ -170,6 +174,12 @@ void run_block(Worker& w, size_t b) {
       FiberState st = w.slots[t].state;
       if (st == FiberState::fresh || st == FiberState::runnable) resume(w, t);
     }
+    // Warps whose running lanes have all reached a shuffle or vote go on first: a rendezvous of
+    // a warp is no barrier of the block (the shared-memory epoch does not change).
+    bool warp_released = false;
+    for (auto& s : w.slots)
+      if (s.state == FiberState::at_warp) s.state = FiberState::runnable, warp_released = true;
+    if (warp_released) continue;
     size_t waiting = 0, returned = 0;
     int first_line = 0, other_line = 0;
     for (auto& s : w.slots) {
@@ -301,6 +311,33 @@ uint3 thread_index() { return tls_worker ? tls_worker->thread_idx : uint3{}; }
 uint3 block_index() { return tls_worker ? tls_worker->block_idx : uint3{}; }
 dim3 block_dim() { return tls_worker ? tls_worker->launch->block : dim3{}; }
 dim3 grid_dim() { return tls_worker ? tls_worker->launch->grid : dim3{}; }
+
+uint64_t warp_exchange(uint64_t mine, int source, bool vote) {
+  Worker* w = tls_worker;
+  if (!w) return vote ? uint64_t(mine != 0) : mine;  // host code: a warp of one
+  const size_t t = w->thread_linear, base = t / 32 * 32;
+  const size_t end = std::min(base + 32, w->slots.size());
+  w->warp_values[t] = mine;
+  // After one sweep every lane of the warp still running has left its value and waits here.
+  fctx::transfer_t back = fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(Yield::warp));
+  w->scheduler = back.fctx;
+  auto running = [w](size_t lane) {
+    const FiberState st = w->slots[lane].state;
+    return st != FiberState::finished && st != FiberState::stopped;
+  };
+  uint64_t out = mine;
+  if (vote) {
+    out = 0;
+    for (size_t k = base; k < end; ++k)
+      if (running(k) && w->warp_values[k]) out |= uint64_t(1) << (k - base);
+  } else if (source >= 0 && base + size_t(source) < end && running(base + size_t(source))) {
+    out = w->warp_values[base + size_t(source)];
+  }
+  // A second rendezvous: no lane may leave a new value before every lane has read this one.
+  back = fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(Yield::warp));
+  w->scheduler = back.fctx;
+  return out;
+}
 
 void sync_threads(int line) {
   Worker* w = tls_worker;

@@ -526,6 +526,10 @@ class IrLayer(KernelFiles, unittest.TestCase):
               atomicMax(a, T(1)); atomicAnd(a, T(1)); atomicOr(a, T(1)); atomicXor(a, T(1));
               atomicCAS(a, T(1), T(2));
             }
+            __global__ void warps(float* f) {
+              f[0] = __shfl_down_sync(~0u, f[1], 1);
+              f[2] = float(__ballot_sync(~0u, f[3] > 0.0f));
+            }
             __global__ void atomics(int* i, unsigned* u, unsigned long long* y, float* f, double* d) {
               every_atomic(i); every_atomic(u); every_atomic(y);
               atomicAdd(f, 1.0f); atomicAdd(d, 1.0); atomicExch(f, 1.0f);
@@ -569,14 +573,15 @@ class IrLayer(KernelFiles, unittest.TestCase):
 
 
 class StudentGuideQuotes(KernelFiles, unittest.TestCase):
-    """docs/student.md quotes the refusals of an atomic builtin and a warp shuffle: both are what
-    the validator says, word for word, for the kernel below."""
+    """docs/student.md quotes the refusals of an atomic builtin and __syncwarp: both are what the
+    validator says, word for word, for the kernel below (whose shuffle is allowed)."""
 
     def test_the_quoted_refusals_are_real(self):
         path = self.kernel("__global__ void k(float* p) {\n"
                            "  float v = p[threadIdx.x];\n"
-                           "  v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+                           "  __syncwarp();\n"
                            "  __atomic_fetch_add((int*)p, 1, __ATOMIC_RELAXED);\n"
+                           "  v += __shfl_down_sync(0xffffffffu, v, 1);\n"
                            "  p[0] = v;\n"
                            "}\n")
         said = {f.message for f in validate.validate_file(path)}
@@ -585,6 +590,7 @@ class StudentGuideQuotes(KernelFiles, unittest.TestCase):
         self.assertEqual(len(quoted), 2)
         for line in quoted:
             self.assertIn(line, said)
+        self.assertFalse([m for m in said if m.startswith("__shfl_down_sync")])
 
 
 if __name__ == "__main__":

@@ -88,3 +88,26 @@ __global__ void neighbours_unguarded(const float* in, float* out, int left) {
 // A __constant__ mask read one past its end by the last thread.
 __constant__ float mask3[3];
 __global__ void read_mask_past_end(float* out) { out[threadIdx.x] = mask3[threadIdx.x]; }
+
+// Warp shuffles and votes, every lane of every (full) warp taking part: a tree sum with
+// __shfl_down_sync, neighbours through __shfl_up_sync and __shfl_xor_sync, a broadcast within
+// segments of 8 lanes, and the three votes. Lane 0 of each warp writes the warp's results.
+__global__ void warp_shuffles_and_votes(const float* in, int n, float* sums, float* up, float* flipped,
+                                        float* broadcast, int* ballots, int* votes) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, warp = i / 32;
+  const float v = i < n ? in[i] : 0.0f;
+  float sum = v;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  up[i] = __shfl_up_sync(0xffffffffu, v, 1);
+  flipped[i] = __shfl_xor_sync(0xffffffffu, v, 1);
+  broadcast[i] = __shfl_sync(0xffffffffu, v, 3, 8);
+  const unsigned positive = __ballot_sync(0xffffffffu, v > 0.0f);
+  const int any_big = __any_sync(0xffffffffu, v > 50.0f), all_set = __all_sync(0xffffffffu, i < n);
+  if (threadIdx.x % 32 == 0) {
+    sums[warp] = sum;
+    ballots[warp] = int(positive);
+    votes[2 * warp] = any_big;
+    votes[2 * warp + 1] = all_set;
+  }
+}

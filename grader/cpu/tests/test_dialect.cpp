@@ -17,6 +17,8 @@ HALO_GLOBAL void atomic_outside(int* host, int* out);
 HALO_GLOBAL void reverse_dynamic(const float* in, float* out);
 HALO_GLOBAL void neighbours_unguarded(const float* in, float* out, int left);
 HALO_GLOBAL void read_mask_past_end(float* out);
+HALO_GLOBAL void warp_shuffles_and_votes(const float* in, int n, float* sums, float* up, float* flipped,
+                                         float* broadcast, int* ballots, int* votes);
 extern float mask3[3];
 
 using namespace halo::test;
@@ -195,4 +197,37 @@ TEST_CASE("dialect / a __constant__ array read past its end is named with its in
   CHECK(d.what == "read of mask3[3] in constant memory, outside mask3[0..2] (3 elements): past the end of mask3");
   CHECK(d.where() == "block (0,0,0) thread (3,0,0), " + line_of("out[threadIdx.x] = mask3[threadIdx.x];"));
   cudaGetLastError();
+}
+
+TEST_CASE("dialect / warp shuffles and votes exchange values within each warp of 32 lanes") {
+  const int n = 100, threads = 128, warps = threads / 32;  // the last warp is partly past n
+  const std::vector<float> in = iota(size_t(n));          // 1, 2, ..., 100
+  auto dIn = DeviceArray<float>::input("in", in);
+  auto sums = DeviceArray<float>::output("sums", warps), up = DeviceArray<float>::output("up", threads);
+  auto flipped = DeviceArray<float>::output("flipped", threads);
+  auto broadcast = DeviceArray<float>::output("broadcast", threads);
+  auto ballots = DeviceArray<int>::output("ballots", warps);
+  auto votes = DeviceArray<int>::output("votes", 2 * warps);
+  REQUIRE(halo::launch(warp_shuffles_and_votes, dim3(2), dim3(64), dIn.get(), n, sums.get(), up.get(), flipped.get(),
+                       broadcast.get(), ballots.get(), votes.get()) == cudaSuccess);
+  auto value = [&](int i) { return i < n ? in[size_t(i)] : 0.0f; };
+  for (int w = 0; w < warps; ++w) {
+    float sum = 0;
+    unsigned positive = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      sum += value(32 * w + lane);
+      positive |= (value(32 * w + lane) > 0 ? 1u : 0u) << lane;
+    }
+    CHECK(sums.download()[size_t(w)] == sum);
+    CHECK(unsigned(ballots.download()[size_t(w)]) == positive);
+    CHECK(votes.download()[size_t(2 * w)] == (32 * w + 31 > 50 && 32 * w + 1 <= n ? 1 : 0));
+    CHECK(votes.download()[size_t(2 * w + 1)] == (32 * w + 31 < n ? 1 : 0));
+  }
+  const auto got_up = up.download(), got_flipped = flipped.download(), got_broadcast = broadcast.download();
+  for (int i = 0; i < threads; ++i) {
+    const int lane = i % 32;
+    CHECK(got_up[size_t(i)] == (lane == 0 ? value(i) : value(i - 1)));
+    CHECK(got_flipped[size_t(i)] == value(i ^ 1));
+    CHECK(got_broadcast[size_t(i)] == value(i - lane % 8 + 3));
+  }
 }

@@ -50,6 +50,8 @@ void sync_threads(int line);
 void todo_reached(const char* what, const char* file, int line);
 }  // namespace halo::cpu
 
+#include "halo/cpu/warp_functions.hpp"
+
 #define threadIdx (::halo::cpu::thread_index())
 #define blockIdx (::halo::cpu::block_index())
 #define blockDim (::halo::cpu::block_dim())
