@@ -529,6 +529,7 @@ class IrLayer(KernelFiles, unittest.TestCase):
             __global__ void warps(float* f) {
               f[0] = __shfl_down_sync(~0u, f[1], 1);
               f[2] = float(__ballot_sync(~0u, f[3] > 0.0f));
+              f[4] = float(__shfl_xor_sync(~0u, short(f[5]), 1));  // a short converts to int, as with nvcc
             }
             __global__ void atomics(int* i, unsigned* u, unsigned long long* y, float* f, double* d) {
               every_atomic(i); every_atomic(u); every_atomic(y);

@@ -27,40 +27,44 @@ inline int halo_warp_lane() {
 // The value travels as its bits (a bit cast: no memory).
 template <class T>
 inline T halo_warp_shuffle(T var, int source_lane) {
-  static_assert(std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
-                "the CPU backend shuffles values of 4 or 8 bytes (int, unsigned, float, double, long long)");
   using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   const uint64_t got = ::halo::cpu::warp_exchange(__builtin_bit_cast(Bits, var), source_lane, false);
   return __builtin_bit_cast(T, Bits(got));
 }
 
-// The shuffles are not inlined: inlined, the optimiser may store a shuffled float's integer bits
-// straight into a float array, a store whose type is not the array's, which the validator cannot
-// match with its instrumentation callback.
-// width: the warp split into segments of `width` lanes (a power of two up to 32).
-template <class T>
-__attribute__((noinline)) T __shfl_sync(unsigned, T var, int srcLane, int width = 32) {
-  const int lane = halo_warp_lane(), start = lane / width * width;
-  return halo_warp_shuffle(var, start + ((srcLane % width) + width) % width);
-}
-template <class T>
-__attribute__((noinline)) T __shfl_up_sync(unsigned, T var, unsigned delta, int width = 32) {
-  const int lane = halo_warp_lane(), start = lane / width * width;
-  const int source = lane - int(delta);
-  return halo_warp_shuffle(var, source >= start ? source : lane);
-}
-template <class T>
-__attribute__((noinline)) T __shfl_down_sync(unsigned, T var, unsigned delta, int width = 32) {
-  const int lane = halo_warp_lane(), start = lane / width * width;
-  const int source = lane + int(delta);
-  return halo_warp_shuffle(var, source < start + width ? source : lane);
-}
-template <class T>
-__attribute__((noinline)) T __shfl_xor_sync(unsigned, T var, int laneMask, int width = 32) {
-  const int lane = halo_warp_lane(), start = lane / width * width;
-  const int source = lane ^ laneMask;
-  return halo_warp_shuffle(var, source < start + width ? source : lane);
-}
+// The shuffles, overloaded for the types CUDA overloads them for (int, unsigned, long, long
+// long and their unsigned kinds, float, double): a short or a char converts to int, as with
+// nvcc. Not inlined: inlined, the optimiser may store a shuffled float's integer bits straight
+// into a float array, a store whose type is not the array's, which the validator cannot match
+// with its instrumentation callback. width: the warp split into segments of `width` lanes (a
+// power of two up to 32).
+#define HALO_DEFINE_SHUFFLES(T)                                                                  \
+  inline __attribute__((noinline)) T __shfl_sync(unsigned, T var, int srcLane, int width = 32) { \
+    const int lane = halo_warp_lane(), start = lane / width * width;                             \
+    return halo_warp_shuffle(var, start + ((srcLane % width) + width) % width);                  \
+  }                                                                                              \
+  inline __attribute__((noinline)) T __shfl_up_sync(unsigned, T var, unsigned delta, int width = 32) { \
+    const int lane = halo_warp_lane(), start = lane / width * width, source = lane - int(delta); \
+    return halo_warp_shuffle(var, source >= start ? source : lane);                              \
+  }                                                                                              \
+  inline __attribute__((noinline)) T __shfl_down_sync(unsigned, T var, unsigned delta, int width = 32) { \
+    const int lane = halo_warp_lane(), start = lane / width * width, source = lane + int(delta); \
+    return halo_warp_shuffle(var, source < start + width ? source : lane);                       \
+  }                                                                                              \
+  inline __attribute__((noinline)) T __shfl_xor_sync(unsigned, T var, int laneMask, int width = 32) { \
+    const int lane = halo_warp_lane(), start = lane / width * width, source = lane ^ laneMask;   \
+    return halo_warp_shuffle(var, source < start + width ? source : lane);                       \
+  }
+HALO_DEFINE_SHUFFLES(int)
+HALO_DEFINE_SHUFFLES(unsigned int)
+HALO_DEFINE_SHUFFLES(long)
+HALO_DEFINE_SHUFFLES(unsigned long)
+HALO_DEFINE_SHUFFLES(long long)
+HALO_DEFINE_SHUFFLES(unsigned long long)
+HALO_DEFINE_SHUFFLES(float)
+HALO_DEFINE_SHUFFLES(double)
+#undef HALO_DEFINE_SHUFFLES
+
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
   return unsigned(halo::cpu::warp_exchange(predicate != 0, 0, true)) & mask;
 }
