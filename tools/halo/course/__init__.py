@@ -1,0 +1,1 @@
+"""The instructor's side: assignments, releases, class grading and what goes back to students."""
