@@ -17,6 +17,19 @@ def _parser():
     g.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/grade)")
     g.add_argument("--gpu", action="store_true", help="also run the tests on an NVIDIA GPU (needs nvcc and a device)")
 
+    gc = sub.add_parser("grade-class", help="grade a whole class: gradebook CSV, feedback per student, class report",
+                        description="Grade every submission of SUBMISSIONS (a folder of student folders, a Gradescope "
+                                    "export or a GitHub Classroom clone set; or a .zip of one) in parallel, with the "
+                                    "grading harness built once. Interrupted, it resumes where it stopped.")
+    gc.add_argument("submissions", metavar="SUBMISSIONS", help="one folder per student (or a zip of them)")
+    gc.add_argument("--out", metavar="DIR", help="where the gradebook, feedback and report go "
+                                                 "(default: build/class/<assignment>)")
+    gc.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml to grade (default: its only "
+                                                         "one; without a course file, every section)")
+    gc.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
+    gc.add_argument("--jobs", type=int, metavar="N", help="submissions graded at once (default: one per core)")
+    gc.add_argument("--fresh", action="store_true", help="grade every submission again, even those already graded")
+
     c = sub.add_parser("check", help="the project's own test suite (what CI runs)")
     c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check)")
 
@@ -178,6 +191,9 @@ def _parser():
                                                      "else course.toml at the repository root)")
     wv.add_argument("--key", action="store_true", help="write the answer keys of the variants instead")
     wv.add_argument("--force", action="store_true", help="replace files that differ (a backup is kept)")
+    cg = isub.add_parser("check-grade-class", help="grade a generated class of 20 submissions; check every verdict")
+    cg.add_argument("--work", required=True, metavar="DIR")
+    cg.add_argument("--jobs", type=int)
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
@@ -311,6 +327,9 @@ def _internal(root, args):
             if e.name == args.name:
                 return expect_failure.learner_kernel(args.binary, e)
         sys.exit(f"halo: no learner kernel named {args.name!r} in section {args.section}")
+    if args.internal == "check-grade-class":
+        from .course import class_fixture
+        return class_fixture.run_check(root, chapter, args.work, args.jobs)
     if args.internal == "write-wrong-kernels":
         section = chapter.section(args.section)
         try:
@@ -407,6 +426,10 @@ def main(root, argv):
             sys.exit(f"halo: {e.args[0] if e.args else e}")
     if args.command in ("status", "hint", "watch", "reset"):
         return _student_loop(root, chapter, args)
+    if args.command == "grade-class":
+        from .course import grade_class
+        return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
+                               args.fresh)
     if args.command == "grade":
         from . import grade
         try:

@@ -151,10 +151,11 @@ def _relative_paths(tests, exercises):
         t["output"] = t["output"].replace(prefix, "exercises/")
 
 
-def to_gradescope(results, chapter, execution_time=None, preamble=""):
-    """Gradescope's results.json (a dict) from Halo's results.json (a dict) and the chapter."""
+def to_gradescope(results, chapter, execution_time=None, preamble="", sections=None):
+    """Gradescope's results.json (a dict) from Halo's results.json (a dict) and the chapter;
+    `sections` (an assignment's, with its points) are scored, by default every section."""
     all_tests, lines, later = [], [], []
-    for s in chapter.sections:
+    for s in (chapter.sections if sections is None else sections):
         out = _Section(s)
         tests_points = float(s.points.get("tests", 0) or 0)
         answers_points = float(s.points.get("answers", 0) or 0)

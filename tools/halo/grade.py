@@ -34,6 +34,18 @@ def _expected_tests(root, sections):
     return names
 
 
+def assemble(chapter, sections, tests, expected, report_dir, failures, seed, exercises, isolation, student):
+    """A grade run's results from its test records (kernel tests and answers): an expected test
+    with no record fails, advice is attached, and the reports of `report_dir` are read. The one
+    way results are made, whether by `grade` (CTest) or `grade-class` (its own runner)."""
+    tests = tests + results.missing_results(expected, tests)
+    results.mark_advised(tests, report_dir)
+    res = results.collect(chapter, sections, tests, results.read_loads(report_dir), failures, seed, exercises,
+                          isolation, results.read_advice(report_dir))
+    res["student"] = student
+    return res
+
+
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None):
     root = Path(root)
     sections = [chapter.section(s) for s in selected] if selected else list(chapter.sections)
@@ -94,13 +106,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     tests = results.read_junit(junit)
     with progress.Progress("checking the answers"):
         answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
-    tests += answered
-    results.write_junit(tests, build_dir / "junit.xml")
-    tests += results.missing_results(_expected_tests(root, sections), tests)
-    results.mark_advised(tests, report_dir)
-    res = results.collect(chapter, sections, tests, results.read_loads(report_dir),
-                          failures, seed, exercises, {"mode": isolation, "note": why}, results.read_advice(report_dir))
-    res["student"] = student
+    results.write_junit(tests + answered, build_dir / "junit.xml")
+    res = assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
+                   exercises, {"mode": isolation, "note": why}, student)
     results.save(res, build_dir / "results.json")
     results.print_failures(res)
     results.print_summary(res)

@@ -3,7 +3,7 @@ student once), the tests failed most, and identical kernels found whatever the c
 and chosen names, never joining two kernels that differ in what they compute."""
 import unittest
 
-from halo.class_report import identical_kernels, mistakes, normalised, render
+from halo.course.class_report import identical_kernels, mistakes, normalised, render
 
 
 def _res(*failures):

@@ -1,0 +1,165 @@
+"""A generated class of 20 submissions for 7.2 and 7.4, each with the verdict grade-class must
+give it: the reference (three students, one with its comments and layout changed), the stubs
+(untouched, and an empty submission), known-wrong kernels of grader/wrong, a compile error, an
+endless loop, a crash and a hostile submission of grader/redteam. `./workbook check` grades it
+and checks every row of the gradebook (verify()); `./workbook bench --class` times it.
+
+Every student answers with the answer key of their own variant (course secret SECRET), so a
+section's answers points are full unless the expectation says otherwise.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from pathlib import Path
+
+from .. import variants, wrong_kernels
+
+SECRET = "halo class fixture secret"
+SECTIONS = ("7.2", "7.4")
+COURSE_TOML = f'''secret = "{SECRET}"
+
+[assignments.fixture]
+title = "1D convolution (generated class)"
+sections = ["7.2", "7.4"]
+'''
+# (student, section, wrong kernel name): a right other section, this one wrong.
+WRONG = [
+    ("wrong-ghost-gt", "7.2", "ghost test uses > instead of >="),
+    ("wrong-no-guard", "7.2", "no i < Width guard"),
+    ("wrong-ghosts-loaded", "7.2", "ghost cells not skipped"),
+    ("wrong-start-index", "7.2", "start index i - Mask_Width instead of i - n"),
+    ("wrong-no-store-72", "7.2", "result never stored"),
+    ("wrong-order", "7.2", "reads the neighbour's output from global memory"),
+    ("wrong-no-barrier", "7.4", "no barrier"),
+    ("wrong-left-halo", "7.4", "left halo loaded by the wrong threads"),
+    ("wrong-tile-size", "7.4", "TILE_SIZE instead of blockDim.x in the indices"),
+    ("wrong-global-compute", "7.4", "compute loop reads N from global memory"),
+    ("wrong-sum-in-p", "7.4", "sum accumulated in P"),
+]
+ENDLESS = ("endless-loop", "7.2", "loop counter never advances")
+CRASH = ("crash", "7.2", "division by the mask radius")
+HOSTILE = ("hostile-exit", "exit-destructor-7.4")   # a destructor that forges exit status 0
+
+
+def write(root, chapter, out):
+    """Writes the submissions into out/submissions/, the course file into out/course.toml;
+    returns {student: expectation} (see verify)."""
+    root, out = Path(root), Path(out)
+    subs = out / "submissions"
+    shutil.rmtree(subs, ignore_errors=True)
+    subs.mkdir(parents=True)
+    (out / "course.toml").write_text(COURSE_TOML)
+    sections = {sid: chapter.section(sid) for sid in SECTIONS}
+    expected = {}
+
+    def reference(student, skip=()):
+        for sid, s in sections.items():
+            if sid not in skip:
+                shutil.copytree(root / "solutions" / s.folder, subs / student / s.folder,
+                                ignore=shutil.ignore_patterns("answers.toml"), dirs_exist_ok=True)
+
+    for student in ("ref-ada", "ref-grace", "ref-alan"):
+        reference(student)
+        expected[student] = {sid: "full" for sid in SECTIONS}
+    _restyle(subs / "ref-alan" / sections["7.4"].folder / sections["7.4"].kernels[0])
+    for student, sid, name in WRONG + [ENDLESS, CRASH]:
+        reference(student, skip=(sid,))
+        s = sections[sid]
+        w = next(w for w in wrong_kernels.load(root, s) if w.name == name)
+        wrong_kernels.write_tree(root, s, w, subs / student / s.folder)
+        (subs / student / s.folder / "answers.toml").unlink(missing_ok=True)  # the key is laid in below
+        hangs = student == ENDLESS[0]
+        expected[student] = {other: "full" for other in SECTIONS if other != sid}
+        # The endless loop runs at the grader's own time limit, not the 0.5 s its check-suite entry sets.
+        expected[student].update({sid: "timeout" if hangs else "wrong",
+                                  "expect": "launch did not finish" if hangs else w.expect})
+    reference("compile-error")
+    kernel = subs / "compile-error" / sections["7.4"].folder / sections["7.4"].kernels[0]
+    kernel.write_text(kernel.read_text() + "\nthis line is not C++;\n")
+    expected["compile-error"] = {"7.2": "full", "7.4": "not-compiled"}
+    student, attack = HOSTILE
+    shutil.copytree(root / "grader" / "redteam" / attack, subs / student)
+    expected[student] = {sid: "zero" for sid in SECTIONS}
+    (subs / "stub-empty").mkdir()
+    expected["stub-empty"] = {sid: "zero" for sid in SECTIONS}
+    for sid, s in sections.items():
+        shutil.copytree(root / "exercises" / s.folder, subs / "stub-untouched" / s.folder)
+    expected["stub-untouched"] = {sid: "zero" for sid in SECTIONS}
+    # Each student who answers gets the key of their own variant as their answers files.
+    answering = [st for st, e in expected.items() if "zero" not in e.values()]
+    keys = out / "keys"
+    shutil.rmtree(keys, ignore_errors=True)
+    variants.write_variant_answers(chapter, answering, keys, SECRET, with_key=True)
+    for st in answering:
+        for sid, s in sections.items():
+            shutil.copyfile(keys / st / s.folder / "answers.toml", subs / st / s.folder / "answers.toml")
+    assert len(expected) == 20, len(expected)
+    return expected
+
+
+def _restyle(path):
+    """The same kernel with other comments and layout: the class report must still pair it."""
+    text = re.sub(r"//[^\n]*", "", path.read_text())
+    path.write_text("/* my own tiled kernel */\n" + re.sub(r"[ \t]+", "  ", text))
+
+
+def verify(expected, out_dir, sections):
+    """Problems (strings) of the gradebook and results in `out_dir` against `expected`."""
+    problems = []
+    rows = {r["student"]: r for r in csv.DictReader(open(Path(out_dir) / "gradebook.csv"))}
+    worth = {s.id: (float(s.points.get("tests", 0)), float(s.points.get("answers", 0))) for s in sections}
+    for student, exp in sorted(expected.items()):
+        row = rows.get(student)
+        if row is None:
+            problems.append(f"{student}: no row in the gradebook")
+            continue
+        res = json.loads((Path(out_dir) / "work" / "students" / student / "results.json").read_text())
+        for s in sections:
+            want = exp[s.id]
+            got = float(next(v for k, v in row.items() if k.startswith(f"{s.id} (")))
+            tests_w, answers_w = worth[s.id]
+            sec = res["sections"][s.id]
+            failed = "\n".join(t["message"] for t in res["tests"] if t["section"] == s.id and t["status"] == "failed")
+            ok = {"full": got == tests_w + answers_w,
+                  "zero": got == 0,
+                  "not-compiled": sec["build"] == "failed" and got == answers_w,
+                  "timeout": got == answers_w and "launch did not finish" in failed,
+                  "wrong": answers_w <= got < tests_w + answers_w}[want]
+            if want in ("wrong", "timeout") and not re.search(exp["expect"], failed):
+                ok = False
+                problems.append(f"{student} {s.id}: no failure says /{exp['expect'][:60]}.../")
+            if not ok:
+                problems.append(f"{student} {s.id}: expected {want}, got {got:g} points "
+                                f"(build {sec['build']}, tests {sec['tests']['passed']}/{sec['tests']['total']})")
+    if not (Path(out_dir) / "class-report.md").is_file():
+        problems.append("no class-report.md")
+    elif "ref-ada, ref-alan, ref-grace" not in (Path(out_dir) / "class-report.md").read_text():
+        problems.append("the class report does not pair the three reference submissions as identical kernels")
+    for student in expected:
+        for ext in ("md", "html"):
+            if not (Path(out_dir) / "feedback" / f"{student}.{ext}").is_file():
+                problems.append(f"{student}: no feedback/{student}.{ext}")
+    return problems
+
+
+def run_check(root, chapter, work, jobs=None):
+    """`./workbook internal check-grade-class`: writes the class, grades it, verifies every row."""
+    import os
+    from . import grade_class
+    from .assignment import load
+    work = Path(work)
+    expected = write(root, chapter, work)
+    os.environ.pop("HALO_COURSE_SECRET", None)  # the fixture's course file holds its secret
+    status = grade_class.run(root, chapter, work / "submissions", work / "class", None, work / "course.toml",
+                             jobs, fresh=True)
+    if status != 0:
+        print(f"grade-class exited with {status}")
+        return 1
+    problems = verify(expected, work / "class", load(chapter, root, None, work / "course.toml").sections)
+    for p in problems:
+        print(f"FAIL {p}")
+    print(f"{len(expected)} submissions, {len(problems)} problems")
+    return 1 if problems else 0

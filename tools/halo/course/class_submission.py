@@ -1,0 +1,183 @@
+"""One submission graded against a prebuilt harness (class_harness.py): its kernel files
+compiled and linked into workers, each test run by the section's judge, its answers checked,
+and a results.json written exactly as `./workbook grade` writes one.
+
+Each test is its own judge process, as under CTest, with the same command, environment and
+time limit, so a submission scores here what `./workbook grade` gives it. One thing differs:
+once a test of a section ran past its time limit, the section's remaining tests fail at once
+with that cause instead of each waiting out the limit again (an endless loop costs one time-out
+per section, not one per test).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .. import answers_phase, results
+from ..grade import assemble
+from ..message_keys import key_and_line
+from .class_harness import LAUNCHER
+
+TEST_SECONDS = 120   # what CTest allows one test (HALO_TEST_TIMEOUT in HaloSections.cmake)
+LINK_SECONDS = 120
+HIDDEN_FROM_TESTS = ("HALO_COURSE_SECRET", "HALO_STUDENT")  # the judge and its worker never see them
+
+
+class Stopped(Exception):
+    """The class run was interrupted: this submission is left ungraded (a later run resumes it)."""
+
+
+class Processes:
+    """The running child processes of every grading thread, so that an interrupt stops them all."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.running = set()
+        self.stopping = threading.Event()
+
+    def run(self, argv, cwd, env=None, seconds=None):
+        """(exit status or None on time-out, combined output, seconds) of one command, in a
+        process group of its own so that a time-out or an interrupt kills all it started."""
+        if self.stopping.is_set():
+            raise Stopped()
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        with self.lock:
+            self.running.add(proc)
+        try:
+            out, _ = proc.communicate(timeout=seconds)
+            status = proc.returncode
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            out, _ = proc.communicate()
+            status = None
+        finally:
+            with self.lock:
+                self.running.discard(proc)
+        if self.stopping.is_set():
+            raise Stopped()
+        return status, out.decode(errors="replace"), time.monotonic() - start
+
+    def stop_all(self):
+        self.stopping.set()
+        with self.lock:
+            for proc in list(self.running):
+                _kill(proc)
+
+
+def _kill(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _test_filter(name):
+    return name.replace(",", "\\,")  # doctest splits a filter at commas (as HaloSections.cmake escapes)
+
+
+def _build_section(procs, recipe, exercises, scratch):
+    """The worker of one section built from `exercises`; (worker path, None) or (None, output)."""
+    s = recipe.section
+    sid = s.id.replace(".", "_")
+    objects_dir = scratch / "objects" / sid
+    wrappers_dir = scratch / "wrappers" / sid  # not the output folder: the sandbox gives the compiler that one empty
+    objects_dir.mkdir(parents=True, exist_ok=True)
+    wrappers_dir.mkdir(parents=True, exist_ok=True)
+    folder = exercises / s.folder
+    objects, output = [], []
+    for kernel, template in recipe.compiles:
+        wrapper = wrappers_dir / f"{kernel}.cpp"
+        wrapper.write_text(recipe.wrapper.replace("{kernel}", str(folder / kernel)))
+        obj = objects_dir / f"{kernel}.o"
+        argv = [a.format(folder=folder, object=obj, wrapper=wrapper) for a in template]
+        kernel_files = [x for k in s.kernels for x in ("--kernel-file", str(folder / k))]
+        status, out, _ = procs.run([sys.executable, str(LAUNCHER), *kernel_files, "--", *argv], cwd=objects_dir)
+        output.append(out)
+        if status != 0:
+            return None, "".join(output) or "the compiler stopped without a message"
+        objects.append(str(obj))
+    worker = scratch / "bin" / f"test_{sid}_worker"
+    worker.parent.mkdir(parents=True, exist_ok=True)
+    argv = []
+    for a in recipe.link:
+        argv += objects if a == "{objects}" else [str(worker) if a == "{worker}" else a]
+    status, out, _ = procs.run(argv, cwd=objects_dir, seconds=LINK_SECONDS)
+    if status != 0:
+        return None, "".join(output) + out
+    return worker, None
+
+
+def _test_record(name, status, output, seconds):
+    info = results.parse_name(name)
+    if status is None:
+        state, message = "failed", f"the test ran past {TEST_SECONDS} s and was stopped"
+    elif status == 0:
+        state, message = "passed", ""
+    elif status == 77:
+        state, message = "skipped", ""
+    else:
+        state, message = "failed", results.failure_message(output)
+    return {"name": name, "section": info["section"], "kind": info["kind"], "status": state,
+            "message": message, "seconds": round(seconds, 3)}
+
+
+def _run_tests(procs, harness, recipe, worker, env):
+    tests, hang = [], None
+    for name in recipe.tests:
+        if hang is not None:
+            info = results.parse_name(name)
+            tests.append({"name": name, "section": info["section"], "kind": info["kind"], "status": "failed",
+                          "message": f"not run: an earlier test of this section ran past its time limit "
+                                     f"({hang['name']}):\n{hang['message']}", "seconds": 0.0})
+            continue
+        argv = [str(recipe.judge), f"--halo-worker={worker}", f"--test-case={_test_filter(name)}"]
+        status, out, seconds = procs.run(argv, cwd=harness.cwd, env=env, seconds=TEST_SECONDS)
+        record = _test_record(name, status, out, seconds)
+        tests.append(record)
+        if record["status"] == "failed" and (status is None or key_and_line(record["message"])[0] == "timeout"):
+            hang = record
+    return tests
+
+
+def _not_built(recipe):
+    out = []
+    for name in recipe.tests:
+        info = results.parse_name(name)
+        out.append({"name": name, "section": info["section"], "kind": info["kind"], "status": "failed",
+                    "message": "not run: the section's kernel file does not compile (the build output says why)",
+                    "seconds": 0.0})
+    return out
+
+
+def grade(procs, harness, chapter, sections, exercises, scratch, seed, isolation, student=None):
+    """Grades the tree `exercises` (shaped like exercises/) into `scratch`; returns the results
+    (also saved as scratch/results.json)."""
+    exercises, scratch = Path(exercises), Path(scratch)
+    report_dir = scratch / "report"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in HIDDEN_FROM_TESTS}
+    env.update({"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": str(seed), "HALO_SANDBOX": isolation[0]})
+    failures, tests = {}, []
+    for s in sections:
+        recipe = harness.recipes.get(s.id)
+        if recipe is None:
+            continue  # questions only
+        worker, build_output = _build_section(procs, recipe, exercises, scratch)
+        if worker is None:
+            failures[s.id] = build_output
+            tests += _not_built(recipe)
+            continue
+        tests += _run_tests(procs, harness, recipe, worker, env)
+    answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
+    expected = [n for s in sections if s.id in harness.recipes for n in harness.recipes[s.id].tests]
+    res = assemble(chapter, sections, tests + answered, expected, report_dir, failures, seed, exercises,
+                         {"mode": isolation[0], "note": isolation[1]}, student)
+    results.save(res, scratch / "results.json")
+    return res

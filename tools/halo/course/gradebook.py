@@ -1,0 +1,59 @@
+"""Points of a graded submission and the class gradebook.
+
+Points come from the Gradescope conversion (export_gradescope.to_gradescope) applied to the
+assignment's sections: the gradebook, the feedback files and an upload to Gradescope then give
+every student the same number, computed once."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .. import export_gradescope
+from ..message_keys import key_and_line
+from .assignment import section_points
+
+
+def scores(res, chapter, assignment):
+    """{section id: (points got, points worth)} of one student's results."""
+    doc = export_gradescope.to_gradescope(res, chapter, sections=assignment.sections)
+    out = {s.id: [0.0, 0.0] for s in assignment.sections}
+    for t in doc["tests"]:
+        sid = (t.get("tags") or [None])[0]
+        if sid in out:
+            out[sid][0] += t["score"]
+            out[sid][1] += t["max_score"]
+    return {sid: (round(got, 2), round(worth, 2)) for sid, (got, worth) in out.items()}
+
+
+def zero_scores(assignment):
+    return {s.id: (0.0, section_points(s)) for s in assignment.sections}
+
+
+def status(res, error=None):
+    """One cell saying whether the submission was graded, and what stopped parts of it."""
+    if error:
+        return f"error: {error}"
+    notes = []
+    for sid, sec in (res or {}).get("sections", {}).items():
+        if sec.get("build") == "failed":
+            notes.append(f"{sid} does not compile")
+    timed_out = sorted({t["section"] for t in (res or {}).get("tests", [])
+                        if t.get("status") == "failed" and t.get("section")
+                        and key_and_line(t.get("message") or "")[0] == "timeout"})
+    notes += [f"{sid} timed out" for sid in timed_out]
+    return "graded" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def write(path, assignment, rows):
+    """rows: [(student, {section: (got, worth)}, status)] -> a CSV with one column per section."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student"] + [f"{s.id} ({section_points(s):g})" for s in assignment.sections]
+                   + [f"total ({assignment.total():g})", "status"])
+        for student, sc, state in rows:
+            w.writerow([student] + [f"{sc[s.id][0]:g}" for s in assignment.sections]
+                       + [f"{sum(g for g, _ in sc.values()):g}", state])
+    tmp.replace(path)
