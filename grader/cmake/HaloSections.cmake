@@ -415,6 +415,11 @@ function(halo_add_project_checks)
   add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.autograder_check
            --work "${CMAKE_BINARY_DIR}/autograder-check" WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 1800)
+  # grade-class on a generated class of 20 submissions (reference, stubs, known-wrong kernels, a
+  # compile error, an endless loop, a crash, a hostile one): every gradebook row as expected.
+  set(name "project: grade-class scores a generated class of 20 submissions right")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-grade-class --work "${CMAKE_BINARY_DIR}/grade-class-check")
+  set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
   # A printed seed must replay a failing run exactly, first diagnostic included: one wrong
   # kernel stopped by an out-of-bounds access, one caught by the race checks across blocks.
   set(replayed "")

@@ -67,6 +67,9 @@ def _parser():
                         "kernels (installs Numba into build/.venv-numba); writes cpu-vs-numba-sim.json and .md")
     b.add_argument("--isolation", action="store_true",
                    help="what the sandbox costs: the reference tree graded with and without it, cold and warm")
+    b.add_argument("--class", dest="class_", action="store_true",
+                   help="grade-class on a generated class of 20 (7.2 and 7.4) and on copies of the reference (every "
+                        "section), cold and warm: seconds per submission and the projection for 200")
     b.add_argument("--loop", action="store_true",
                    help="time the student loop (one-line edit to verdict, warm full grade, fresh clone) in a "
                         "temporary copy; writes grade-loop-times.md")
@@ -386,6 +389,9 @@ def main(root, argv):
                 sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
             from . import bench_checks
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        if args.class_:
+            from . import bench_class
+            return bench_class.run(root, chapter, out=args.output)
         if args.isolation:
             from . import bench_isolation
             return bench_isolation.run(root, out=args.output)

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from .. import variants, wrong_kernels
+from .class_harness import write_committed_stubs
 
 SECRET = "halo class fixture secret"
 SECTIONS = ("7.2", "7.4")
@@ -85,8 +86,9 @@ def write(root, chapter, out):
     expected[student] = {sid: "zero" for sid in SECTIONS}
     (subs / "stub-empty").mkdir()
     expected["stub-empty"] = {sid: "zero" for sid in SECTIONS}
+    stubs = write_committed_stubs(root, out / "stubs")  # never the working tree's exercises/
     for sid, s in sections.items():
-        shutil.copytree(root / "exercises" / s.folder, subs / "stub-untouched" / s.folder)
+        shutil.copytree(stubs / s.folder, subs / "stub-untouched" / s.folder)
     expected["stub-untouched"] = {sid: "zero" for sid in SECTIONS}
     # Each student who answers gets the key of their own variant as their answers files.
     answering = [st for st, e in expected.items() if "zero" not in e.values()]
@@ -109,7 +111,7 @@ def _restyle(path):
 def verify(expected, out_dir, sections):
     """Problems (strings) of the gradebook and results in `out_dir` against `expected`."""
     problems = []
-    rows = {r["student"]: r for r in csv.DictReader(open(Path(out_dir) / "gradebook.csv"))}
+    rows = {r["student"]: r for r in csv.DictReader((Path(out_dir) / "gradebook.csv").read_text().splitlines())}
     worth = {s.id: (float(s.points.get("tests", 0)), float(s.points.get("answers", 0))) for s in sections}
     for student, exp in sorted(expected.items()):
         row = rows.get(student)

@@ -34,7 +34,17 @@ def blocks(student, assignment, res, scores, notes=""):
         out += _section_blocks(s.id, sec, res.get("tests", []))
     if notes.strip():
         out += [("h2", "Files graded"), ("pre", notes.strip())]
+    graded = str(res.get("exercises") or "").rstrip("/")
+    if graded:  # the grading machine's scratch folder, written as the folder the student knows
+        out = [(kind, _relative(content, graded)) for kind, content in out]
     return out
+
+
+def _relative(content, graded):
+    if isinstance(content, str):
+        return content.replace(graded + "/", "exercises/")
+    header, rows = content
+    return header, [tuple(str(c).replace(graded + "/", "exercises/") for c in row) for row in rows]
 
 
 def verdict(sec):

@@ -1,0 +1,142 @@
+"""grade-class's pieces that need no build: finding a class's submissions in the shapes an
+instructor has, assignments read from a course file, points and the gradebook, feedback files
+(HTML escaped), and the harness's compile recipe."""
+import csv
+import tempfile
+import unittest
+from pathlib import Path
+
+from halo.chapter_data import load_chapter
+from halo.course import assignment, class_harness, class_submissions, feedback, gradebook
+
+from .helpers import REPO_ROOT
+
+METADATA = """submission_101:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '7001'
+    :email: ada@example.edu
+  :created_at: 2026-11-20
+submission_102:
+  :submitters:
+  - :name: Alan Turing
+    :email: alan@example.edu
+"""
+
+
+def _results(passed_72, total_72=15, build="ok"):
+    tests = [{"name": f"7.2 basic-1d / correct / t{k}", "section": "7.2", "kind": "correct",
+              "status": "passed" if k < passed_72 else "failed", "message": "" if k < passed_72 else "wrong <b>",
+              "seconds": 0.1} for k in range(total_72)]
+    return {"seed": "1", "exercises": "/scratch/alice/exercises", "tests": tests,
+            "sections": {"7.2": {"title": "1D", "has_kernels": True, "build": build, "build_output": "",
+                                 "tests": {"passed": passed_72, "total": total_72, "not_run": 0},
+                                 "answers": {"right": 0, "asked": 0}, "loads": [], "advice": []}}}
+
+
+class Submissions(unittest.TestCase):
+    def setUp(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="halo-class-"))
+
+    def test_a_folder_per_student(self):
+        for name in ("bob", "alice", ".git"):
+            (self.dir / name).mkdir()
+        self.assertEqual([s.student for s in class_submissions.find(self.dir)], ["alice", "bob"])
+
+    def test_gradescope_export_names_students_by_sid_else_email(self):
+        (self.dir / "submission_101").mkdir()
+        (self.dir / "submission_102").mkdir()
+        (self.dir / "submission_metadata.yml").write_text(METADATA)
+        got = {s.folder: s.student for s in class_submissions.find(self.dir)}
+        self.assertEqual(got, {"submission_101": "7001", "submission_102": "alan@example.edu"})
+
+    def test_classroom_clones_drop_the_assignment_prefix(self):
+        for name in ("conv1d-ada", "conv1d-alan-t"):
+            (self.dir / name).mkdir()
+        self.assertEqual([s.student for s in class_submissions.find(self.dir)], ["ada", "alan-t"])
+
+    def test_an_empty_folder_is_refused_clearly(self):
+        with self.assertRaisesRegex(class_submissions.SubmissionsError, "one folder per student"):
+            class_submissions.find(self.dir)
+
+
+class Assignments(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.chapter = load_chapter(REPO_ROOT)
+
+    def course(self, text):
+        path = Path(tempfile.mkdtemp(prefix="halo-course-")) / "course.toml"
+        path.write_text(text)
+        return path
+
+    def test_the_assignment_scores_its_sections_with_its_points(self):
+        a = assignment.load(self.chapter, REPO_ROOT, None, self.course(
+            '[assignments.c1]\nsections = ["7.2", "7.4"]\npoints = { "7.4" = { tests = 20, answers = 5 } }\n'))
+        self.assertEqual(a.ids, ["7.2", "7.4"])
+        self.assertEqual(a.total(), sum(self.chapter.section("7.2").points.values()) + 25)
+
+    def test_mistakes_in_the_course_file_say_where(self):
+        for text, says in (('[assignments.c1]\nsections = ["7.7"]\n', "no section 7.7"),
+                           ('[assignments.c1]\nsections = ["7.2"]\nrelease = "exam"\n', "release should be"),
+                           ('[assignments.c1]\nsections = ["7.2"]\ndue_date = "x"\n', "unknown key"),
+                           ('[assignments.c1]\nsections = ["7.1"]\npoints = { "7.1" = { tests = 3 } }\n',
+                            "questions only"),
+                           ('[assignments.a]\nsections = ["7.2"]\n[assignments.b]\nsections = ["7.4"]\n',
+                            "--assignment")):
+            with self.assertRaisesRegex(assignment.AssignmentError, says):
+                assignment.load(self.chapter, REPO_ROOT, None, self.course(text))
+
+    def test_no_course_file_is_the_whole_chapter(self):
+        a = assignment.load(self.chapter, Path(tempfile.mkdtemp()))
+        self.assertEqual(a.ids, [s.id for s in self.chapter.sections])
+
+
+class PointsAndFeedback(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.chapter = load_chapter(REPO_ROOT)
+        cls.assignment = assignment.Assignment("a", "A", [cls.chapter.section("7.2")])
+
+    def test_fourteen_of_fifteen_tests_score_fourteen_fifteenths(self):
+        got, worth = gradebook.scores(_results(14), self.chapter, self.assignment)["7.2"]
+        tests_points = self.chapter.section("7.2").points["tests"]
+        self.assertAlmostEqual(got, tests_points * 14 / 15, delta=0.02)
+        self.assertEqual(worth, sum(self.chapter.section("7.2").points.values()))
+
+    def test_gradebook_has_a_column_per_section_and_the_total(self):
+        out = Path(tempfile.mkdtemp()) / "gradebook.csv"
+        sc = gradebook.scores(_results(15), self.chapter, self.assignment)
+        gradebook.write(out, self.assignment, [("alice", sc, gradebook.status(_results(15)))])
+        rows = list(csv.reader(out.read_text().splitlines()))
+        self.assertEqual(rows[0][0], "student")
+        self.assertEqual(rows[1][0], "alice")
+        self.assertEqual(rows[1][-1], "graded")
+        self.assertEqual(float(rows[1][1]), float(self.chapter.section("7.2").points["tests"]))
+
+    def test_a_section_that_does_not_compile_is_named_in_the_status(self):
+        self.assertEqual(gradebook.status(_results(0, build="failed")), "graded (7.2 does not compile)")
+        self.assertTrue(gradebook.status(None, "OSError: disk full").startswith("error: "))
+
+    def test_feedback_escapes_html_and_shows_the_folder_the_student_knows(self):
+        res = _results(14)
+        res["tests"][14]["message"] = "wrong at /scratch/alice/exercises/7.2-basic-1d/k.cu:3 <script>"
+        bs = feedback.blocks("alice", self.assignment, res, gradebook.scores(res, self.chapter, self.assignment))
+        page = feedback.to_html(bs, "t")
+        self.assertNotIn("<script>", page)
+        self.assertIn("&lt;script&gt;", page)
+        self.assertIn("exercises/7.2-basic-1d/k.cu:3", feedback.markdown(bs))
+        self.assertNotIn("/scratch/", feedback.markdown(bs))
+
+
+class HarnessRecipe(unittest.TestCase):
+    def test_the_compile_command_takes_the_students_folder_object_and_wrapper(self):
+        argv = ["/usr/bin/clang++", "-I/h/include", "-I/stubs/7.2-basic-1d", "-O1", "-o", "grader/x.o", "-c",
+                "/b/wrapper.cpp", "-MD", "-MT", "x", "-MF", "x.d"]
+        t = class_harness._compile_template(argv, "/stubs/7.2-basic-1d", Path("/b"))
+        self.assertEqual([a.format(folder="/s/7.2", object="/o.o", wrapper="/w.cpp") for a in t],
+                         ["/usr/bin/clang++", "-I/h/include", "-I/s/7.2", "-O1", "-o", "/o.o", "-c", "/w.cpp"])
+
+
+if __name__ == "__main__":
+    unittest.main()
