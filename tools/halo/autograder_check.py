@@ -27,13 +27,16 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from halo import export_autograder, export_classroom, wrong_kernels  # noqa: E402
+from halo import export_autograder, export_classroom, variants, wrong_kernels  # noqa: E402
+from halo.course import assignment as assignments, emulated_limits  # noqa: E402
 from halo.chapter_data import load_chapter  # noqa: E402
 from halo.export_gradescope import validate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WRONG_SECTION, WRONG_NAME = "7.2", "ghost cells not skipped"
 BROKEN_SECTION, BROKEN_TEXT = "7.4", "__syncthreads();"  # its semicolon is deleted
+ASSIGNMENT_SECTIONS, ASSIGNMENT_STUDENT = ("7.2", "7.4"), "ada-7001"
+ASSIGNMENT_SECRET = "halo autograder check secret"
 
 
 class Check:
@@ -87,16 +90,36 @@ def _submission_broken(chapter, dest):
     kernel.write_text(text.replace(BROKEN_TEXT, BROKEN_TEXT.rstrip(";")))
 
 
-def _run(fake, name, make_submission, chapter):
+def _submission_assignment(chapter, dest):
+    """(d) The reference kernels of the assignment's sections with the answer key of the
+    submitter's own variant, graded with the zip's course file (secret and assignment)."""
+    keys = dest.parent / "keys"
+    shutil.rmtree(keys, ignore_errors=True)
+    variants.write_variant_answers(chapter, [ASSIGNMENT_STUDENT], keys, ASSIGNMENT_SECRET, with_key=True)
+    for sid in ASSIGNMENT_SECTIONS:
+        s = chapter.section(sid)
+        _copy_tree(ROOT / "solutions" / s.folder, dest / s.folder)
+        shutil.copyfile(keys / ASSIGNMENT_STUDENT / s.folder / "answers.toml", dest / s.folder / "answers.toml")
+
+
+def _run(fake, name, make_submission, chapter, limits=False):
     submission = fake / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     make_submission(chapter, submission)
     shutil.rmtree(fake / "results", ignore_errors=True)
+    metadata = fake / "submission_metadata.json"
+    metadata.unlink(missing_ok=True)
+    if make_submission is _submission_assignment:  # who submitted, as Gradescope writes it
+        metadata.write_text(json.dumps({"users": [{"name": "Ada", "sid": ASSIGNMENT_STUDENT}]}))
     log = fake / f"run-{name}.log"
     start = time.monotonic()
-    with open(log, "w") as f:
-        p = subprocess.run([str(fake / "run_autograder")], cwd=fake, stdout=f, stderr=subprocess.STDOUT,
+    with emulated_limits.limited([str(fake / "run_autograder")]) as (argv, how), open(log, "w") as f:
+        if not limits:
+            argv, how = [str(fake / "run_autograder")], ""
+        p = subprocess.run(argv, cwd=fake, stdout=f, stderr=subprocess.STDOUT,
                            env=dict(os.environ, AUTOGRADER_ROOT=str(fake)))
+    if how:
+        print(f"  under Gradescope's limits, emulated: {how}", flush=True)
     seconds = time.monotonic() - start
     results = fake / "results" / "results.json"
     doc = json.loads(results.read_text()) if results.exists() else None
@@ -107,6 +130,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="the Gradescope autograder, end to end")
     ap.add_argument("--work", metavar="DIR", help="a folder kept between runs (the build is reused); "
                                                   "default: a temporary folder, removed after")
+    ap.add_argument("--gradescope-limits", action="store_true",
+                    help="first build as setup.sh does, then run each submission under Gradescope's default limits "
+                         "(half a CPU, 768 MB), emulated (course/emulated_limits.py), and print the times")
     args = ap.parse_args(argv)
     chapter = load_chapter(ROOT)
     full = sum(_points(s) for s in chapter.sections)
@@ -130,11 +156,20 @@ def main(argv=None):
         check.that(export_classroom.apt_packages() and not missing, f"setup.sh installs the packages {missing or ''}")
         check.that(not (fake / "source" / "halo" / "solutions").exists(), "the zip does not carry solutions/")
 
+        if args.gradescope_limits:  # the image Gradescope builds with setup.sh holds this build
+            print("building as setup.sh does (grading the stubs once, no limits)...", flush=True)
+            work_dir = fake / "halo-work"
+            shutil.rmtree(work_dir / "exercises", ignore_errors=True)
+            work_dir.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(fake / "source" / "halo" / "exercises", work_dir / "exercises")
+            subprocess.run([str(fake / "source" / "halo" / "workbook"), "grade", "--exercises",
+                            str(work_dir / "exercises"), "--build-dir", str(work_dir / "build")],
+                           cwd=fake / "source" / "halo", capture_output=True)
         runs = [("solutions", _submission_solutions), ("stubs", _submission_stubs), ("broken", _submission_broken)]
         docs, timings = {}, {}
         for name, make in runs:
             print(f"\n({name}) run_autograder...", flush=True)
-            rc, seconds, doc, log = _run(fake, name, make, chapter)
+            rc, seconds, doc, log = _run(fake, name, make, chapter, args.gradescope_limits)
             timings[name] = seconds
             docs[name] = doc
             check.that(rc == 0, f"run_autograder exits 0 (it exited {rc}; log: {log})")
@@ -175,6 +210,25 @@ def main(argv=None):
             for sid in (WRONG_SECTION, BROKEN_SECTION):
                 got, worth, _ = _section_scores(c, sid, ("answers",))
                 print(f"  (c) {sid} answers: {got:g} of {worth:g} (not asserted: some compare with measured kernels)")
+        # (d) The zip of an assignment: its course file (secret, sections, points) carried inside.
+        course = fake / "source" / "halo" / "course.toml"
+        course.write_text(f'secret = "{ASSIGNMENT_SECRET}"\n\n[assignments.check]\nsections = ['
+                          + ", ".join(f'"{i}"' for i in ASSIGNMENT_SECTIONS) + "]\n")
+        try:
+            print("\n(assignment) run_autograder with a course file in the zip...", flush=True)
+            rc, seconds, d, log = _run(fake, "assignment", _submission_assignment, chapter, args.gradescope_limits)
+            timings["assignment"] = seconds
+            worth_d = assignments.load(chapter, ROOT, None, course).total()
+            check.that(d is not None and not validate(d), f"(d) results.json written and valid (log: {log})")
+            if d:
+                worth = sum(t.get("max_score", 0) for t in d.get("tests", []))
+                check.that(abs(worth - worth_d) < 0.01, f"(d) scored out of the assignment's {worth_d:g} ({worth:g})")
+                check.that(abs(d["score"] - worth_d) < 0.01,
+                           f"(d) the reference with the submitter's variant key gets full score ({d['score']:g})")
+                check.that({t["tags"][0] for t in d["tests"]} == set(ASSIGNMENT_SECTIONS),
+                           "(d) only the assignment's sections are graded")
+        finally:
+            course.unlink(missing_ok=True)
         print("\ntimings: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()))
     finally:
         if not args.work:

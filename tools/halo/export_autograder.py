@@ -62,8 +62,10 @@ EXCLUDED = {
     ".halo/": "local state",
     ".halo-backups/": "copies `./workbook reset` keeps",
 }
-# Left out wherever they are: the course secret, and what a build or Python writes.
-EXCLUDED_NAMES = ("course.toml", "compile_commands.json", "__pycache__")
+COURSE_FILE = "course.toml"
+# Left out wherever they are: the course secret (the export writes its own course.toml, of one
+# assignment, when asked), and what a build or Python writes.
+EXCLUDED_NAMES = (COURSE_FILE, "compile_commands.json", "__pycache__")
 EXCLUDED_SUFFIXES = (".pyc",)
 
 # Uncommitted changes to these refuse the export: they are what students start from.
@@ -122,18 +124,20 @@ def committed_files(root):
         return [(m.name, m.mode, m.mtime, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]
 
 
-def _add(z, name, mode, mtime, data):
+def _add(z, name, mode, mtime, data, private=False):
     info = zipfile.ZipInfo(name, time.localtime(max(mtime, 315532800))[:6])  # zip dates start in 1980
     # Git knows only "executable or not"; git archive writes 0775/0664. Write what unzip should
-    # give: run_autograder and ./workbook executable, nothing group-writable.
-    info.external_attr = (0o100000 | (0o755 if mode & 0o111 else 0o644)) << 16
+    # give: run_autograder and ./workbook executable, nothing group-writable; the course file
+    # readable by its owner only (setup.sh makes sure again).
+    info.external_attr = (0o100000 | (0o600 if private else 0o755 if mode & 0o111 else 0o644)) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     z.writestr(info, data)
 
 
-def build_zip(root, out):
+def build_zip(root, out, course_text=None):
     """Writes the autograder zip from HEAD of the checkout at `root` (no check of the working
-    tree: run() does that); returns the number of repository files it carries."""
+    tree: run() does that), with `course_text` as halo/course.toml when given; returns the
+    number of repository files it carries."""
     root, out = Path(root), Path(out)
     _check_checkout(root)
     files = committed_files(root)
@@ -149,6 +153,8 @@ def build_zip(root, out):
             _add(z, name, *by_name[f"{TEMPLATES_IN_REPO}/{name}"])
         for name, mode, mtime, data in kept:
             _add(z, f"halo/{name}", mode, mtime, data)
+        if course_text is not None:
+            _add(z, f"halo/{COURSE_FILE}", 0o644, time.time(), course_text.encode(), private=True)
     tmp.replace(out)
     return len(kept)
 
@@ -233,11 +239,32 @@ def take_submission(chapter, submission, clean_exercises, out):
     return ["Files graded:"] + ["  " + line for line in lines]
 
 
-def run(root, out=None, allow_dirty=False):
+def course_for_zip(root, chapter, assignment_name=None, course=None):
+    """(course.toml text for the zip, a line saying what it holds) from the instructor's course
+    file: the course secret and the one assignment graded. (None, line) without a course file."""
+    from . import variants
+    from .course import assignment as assignments
+    path = assignments.course_file(root, course)
+    if path is None or path.name == assignments.RELEASE_FILE:
+        return None, ("no course.toml: the zip grades every section with the manifest's points, and without a "
+                      "course secret (answers are checked against the self-study variants)")
+    try:
+        chosen = assignments.load(chapter, root, assignment_name, path)
+        secret = variants.secret_from_env_or_file(root, path)
+    except (assignments.AssignmentError, variants.VariantError) as e:
+        raise ExportError(str(e)) from None
+    what = "every section" if chosen.whole_chapter else f"assignment {chosen.name} ({', '.join(chosen.ids)})"
+    return assignments.to_toml(chosen, secret), (
+        f"it carries {path.name}'s course secret and scores {what} out of {chosen.total():g} points: "
+        "keep the zip to instructors (Gradescope does not show autograder files to students)")
+
+
+def run(root, out=None, allow_dirty=False, chapter=None, assignment_name=None, course=None):
     root = Path(root)
     out = Path(out) if out else root / "build" / "gradescope-autograder.zip"
     try:
         _check_checkout(root)
+        course_text, course_note = course_for_zip(root, chapter, assignment_name, course) if chapter else (None, "")
         dirty = [n for n in uncommitted(root) if not excluded(n)]
         stubs = [n for n in dirty if is_stub(n)]
         if stubs and not allow_dirty:
@@ -249,12 +276,12 @@ def run(root, out=None, allow_dirty=False):
         if dirty:
             print("halo: warning: uncommitted changes; the zip holds the committed version of (or, for a "
                   "file never committed, leaves out):\n  " + "\n  ".join(dirty), file=sys.stderr)
-        count = build_zip(root, out)
+        count = build_zip(root, out, course_text)
     except ExportError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
     commit = _git(root, "rev-parse", "--short", "HEAD").decode().strip()
     print(f"wrote {out}: setup.sh, run_autograder and Halo as of commit {commit} ({count} files; solutions/ "
           "and every other file holding reference kernel text left out). Upload it as the assignment's "
-          "autograder on Gradescope (Ubuntu 22.04 base image); give the assignment the manifest's points.")
+          f"autograder on Gradescope (Ubuntu 22.04 base image). The zip: {course_note}.")
     return 0

@@ -1,5 +1,6 @@
 """`./workbook grade [SECTION...]`: builds the student's tree, runs its tests, prints a table
 per section and writes results.json. Exit status 0 only when everything selected passes."""
+import dataclasses
 import os
 import random
 import shutil
@@ -7,6 +8,7 @@ import sys
 from pathlib import Path
 
 from . import answers_phase, build, progress, results, sandbox, test_list, toolchain
+from .course.assignment import whole_chapter
 
 
 def _label_regex(ids):
@@ -46,9 +48,28 @@ def assemble(chapter, sections, tests, expected, report_dir, failures, seed, exe
     return res
 
 
-def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None):
+def _points_line(chapter, assignment, res):
+    """What the run scores out of the assignment (its sections, its points), as an LMS would."""
+    from .course import gradebook
+    graded = [s for s in assignment.sections if s.id in res["sections"]]
+    if not graded or not any(sum(s.points.values()) for s in graded):
+        return None
+    part = dataclasses.replace(assignment, sections=graded)
+    sc = gradebook.scores(res, chapter, part)
+    got, worth = sum(g for g, _ in sc.values()), sum(w for _, w in sc.values())
+    name = "the whole chapter" if assignment.whole_chapter else f"assignment {assignment.name}"
+    of = "" if len(graded) == len(assignment.sections) else f" (the {len(graded)} of its {len(assignment.sections)} " \
+                                                             "sections graded here)"
+    return f"Points: {got:g} of {worth:g}, scored as {name} scores them{of}."
+
+
+def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
     root = Path(root)
-    sections = [chapter.section(s) for s in selected] if selected else list(chapter.sections)
+    if assignment is None:
+        assignment = whole_chapter(chapter)
+    # Without SECTION, the assignment's sections (a release or a course file names them).
+    sections = [chapter.section(s) for s in selected] if selected else \
+        [chapter.section(s.id) for s in assignment.sections]
     exercises = Path(exercises).resolve() if exercises else root / "exercises"
     for s in sections:
         if not (exercises / s.folder).is_dir():
@@ -112,6 +133,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     results.save(res, build_dir / "results.json")
     results.print_failures(res)
     results.print_summary(res)
+    points = _points_line(chapter, assignment, res)
+    if points:
+        print(points)
     ok = results.passed(res)
     print(f"\n{'Everything passes.' if ok else 'Not everything passes yet.'} "
           f"Details: {os.path.relpath(build_dir / 'results.json')} (JUnit: {os.path.relpath(build_dir / 'junit.xml')})")

@@ -183,3 +183,24 @@ def _read(path) -> dict:
         raise AssignmentError(f"{path}: no such file") from None
     except TOMLDecodeError as e:
         raise AssignmentError(f"{path}: {e}") from None
+
+
+def _toml_string(text):
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_toml(assignment, secret=None) -> str:
+    """The course file of one assignment (its points and visibility written out per section), with
+    the secret when given: what the Gradescope zip carries, and (without the secret) a release."""
+    lines = [f"secret = {_toml_string(secret)}", ""] if secret is not None else []
+    lines += [f"[assignments.{assignment.name}]", f"title = {_toml_string(assignment.title)}",
+              "sections = [" + ", ".join(_toml_string(i) for i in assignment.ids) + "]",
+              f"release = {_toml_string(assignment.release)}"]
+    if assignment.due:
+        lines.append(f"due = {_toml_string(assignment.due)}")
+    points = ", ".join(f"{_toml_string(s.id)} = {{ " + ", ".join(f"{k} = {v}" for k, v in s.points.items()) + " }"
+                       for s in assignment.sections if s.points)
+    lines.append(f"points = {{ {points} }}")
+    lines.append("visibility = { " + ", ".join(f"{_toml_string(s.id)} = {_toml_string(s.visibility)}"
+                                               for s in assignment.sections) + " }")
+    return "\n".join(lines) + "\n"
