@@ -16,6 +16,8 @@ def _parser():
     g.add_argument("--exercises", metavar="DIR", help="grade another tree shaped like exercises/ (a submission)")
     g.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/grade)")
     g.add_argument("--gpu", action="store_true", help="also run the tests on an NVIDIA GPU (needs nvcc and a device)")
+    g.add_argument("--assignment", metavar="NAME",
+                   help="score out of this assignment of course.toml (default: its only one, or the whole chapter)")
 
     gc = sub.add_parser("grade-class", help="grade a whole class: gradebook CSV, feedback per student, class report",
                         description="Grade every submission of SUBMISSIONS (a folder of student folders, a Gradescope "
@@ -97,12 +99,26 @@ def _parser():
     eg.add_argument("--out", metavar="FILE", help="default: build/grade/gradescope/results.json")
     eg.add_argument("--execution-time", type=float, metavar="SECONDS", help="what grading took (default: the tests' time)")
     eg.add_argument("--preamble", metavar="FILE", help="text put before the summary the student reads")
+    eg.add_argument("--assignment", metavar="NAME", help="score out of this assignment of course.toml "
+                                                         "(default: its only one, or the whole chapter)")
     ea = exsub.add_parser("gradescope-autograder", help="the autograder zip to upload to Gradescope")
     ea.add_argument("--out", metavar="FILE", help="default: build/gradescope-autograder.zip")
     ea.add_argument("--allow-dirty", action="store_true",
                     help="export even with uncommitted changes to the stubs (the zip holds the committed version)")
+    ea.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml the zip grades (default: its "
+                                                         "only one); the zip carries it and the course secret")
+    ea.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
     ec = exsub.add_parser("classroom", help="GitHub Classroom's autograding workflow (one step per section)")
     ec.add_argument("--out", metavar="FILE", help="default: build/classroom/classroom.yml")
+    ec.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml the workflow grades "
+                                                         "(default: its only one, or the whole chapter)")
+    ecr = exsub.add_parser("classroom-result",
+                           help="a grade run's results as GitHub Classroom's reporter reads them (the workflow's "
+                                "steps run it): result=BASE64 to $GITHUB_OUTPUT when set, else BASE64 on stdout")
+    ecr.add_argument("--results", metavar="FILE", help="a grade run's results (default: build/grade/results.json)")
+    ecr.add_argument("--section", metavar="ID", help="this section only (default: every section of the assignment)")
+    ecr.add_argument("--assignment", metavar="NAME", help="score out of this assignment of course.toml or "
+                                                          "assignment.toml (default: its only one, or the whole chapter)")
 
     d = sub.add_parser("docs", help="build the self-study site (MkDocs, Material theme) from docs/ and chapters/")
     d.add_argument("--instructor", action="store_true", help="also the answer keys and reference kernels")
@@ -443,5 +459,11 @@ def main(root, argv):
                 chapter.section(s)
         except KeyError as e:
             sys.exit(f"halo: {e.args[0]}")
-        return grade.run(root, chapter, args.sections, args.exercises, args.build_dir, args.gpu, student=args.student)
+        from .course.assignment import AssignmentError, load as load_assignment
+        try:
+            assignment = load_assignment(chapter, root, args.assignment)
+        except AssignmentError as e:
+            sys.exit(f"halo: {e}")
+        return grade.run(root, chapter, args.sections, args.exercises, args.build_dir, args.gpu, student=args.student,
+                         assignment=assignment)
     return 2

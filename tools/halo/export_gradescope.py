@@ -1,10 +1,11 @@
 """`./workbook export gradescope`: a grade run's results.json turned into Gradescope's
 results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
 
-One Gradescope test per Halo test. Points come from the manifest, never from test code: a
-section's `tests` points are split evenly over its CPU tests (kinds correct, loads,
-diagnostics) and its `answers` points over its questions; visibility is the section's. A
-section that did not compile is one failed test carrying all its tests points, with the
+One Gradescope test per Halo test. Points come from the sections scored (an assignment's, else
+the manifest's), never from test code, split over the tests by course/points.py, the one split
+every platform uses: a section's `tests` points evenly over its CPU tests (kinds correct,
+loads, diagnostics) and its `answers` points over its questions; visibility is the section's.
+A section that did not compile is one failed test carrying all its tests points, with the
 compiler's errors as output. GPU tests that could not run are reported as not run (worth
 nothing), never as failures: the grading machine simply has no GPU.
 """
@@ -13,10 +14,10 @@ import math
 import sys
 from pathlib import Path
 
-from . import results as halo_results
+from .course import points
+# Re-exported: callers and tests name them here, where Gradescope's scores are made.
+from .course.points import CPU_KINDS, NOT_RUN_ON_GPU, split_points  # noqa: F401
 
-CPU_KINDS = ("correct", "loads", "diagnostics")
-NOT_RUN_ON_GPU = "not run: no GPU on the grading machine"
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 OUTPUT_LIMIT = 6000  # characters of one test's output; a runaway log must not bury the rest
 
@@ -31,16 +32,6 @@ TEST_STATUSES = ("passed", "failed")
 FORMATS = ("text", "html", "simple_format", "md", "ansi")
 
 
-def split_points(total, n):
-    """`total` points over `n` tests in hundredths, the first tests taking the odd hundredths,
-    so that the parts add up to `total` exactly (10 over 3: 3.34, 3.33, 3.33)."""
-    if n <= 0:
-        return []
-    cents = int(round(total * 100))
-    base, extra = divmod(cents, n)
-    return [(base + (1 if k < extra else 0)) / 100 for k in range(n)]
-
-
 def _clip(text):
     text = (text or "").rstrip()
     if len(text) <= OUTPUT_LIMIT:
@@ -48,134 +39,30 @@ def _clip(text):
     return text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters cut)"
 
 
-def _is_gpu(test):
-    return test["name"].startswith("gpu:") or test["name"].startswith("gpu ")
-
-
-def _answer_question(test, section_id):
-    """The question id of an answers test ("7.2 basic-1d / answers / q"), else None."""
-    info = halo_results.parse_name(test["name"])
-    if info["section"] != section_id or info["kind"] != "answers" or info["tree"]:
-        return None
-    return info["what"]
-
-
-class _Section:
-    """The Gradescope tests of one section, numbered <id>.1, <id>.2, ..."""
-
-    def __init__(self, section):
-        self.section = section
-        self.tests = []
-
-    def add(self, name, score, max_score, status, output, kind):
-        entry = {"name": name, "number": f"{self.section.id}.{len(self.tests) + 1}",
-                 "score": round(score, 2), "max_score": round(max_score, 2), "output": _clip(output),
-                 "visibility": self.section.visibility, "tags": [self.section.id, kind]}
-        if status is not None:  # none: a test that did not run; Gradescope infers nothing from 0/0
-            entry["status"] = status
-        self.tests.append(entry)
-
-
-def _pass_line(test):
-    seconds = test.get("seconds") or 0
-    return f"passed ({seconds:.2f} s)" if seconds else "passed"
-
-
-def _kernel_tests(out, s, res, mine, points):
-    """The section's CPU tests with their share of `points`; GPU and other tests worth nothing."""
-    name = f"{s.id} {s.slug}"
-    if res.get("build") == "failed":
-        errors = "\n".join(halo_results.compiler_errors(res.get("build_output", "")))
-        out.add(f"{name} / build / the exercise compiled", 0, points, "failed",
-                f"The exercise does not compile, so none of its tests ran:\n\n{errors}", "build")
-        return
-    scored = [t for t in mine if not _is_gpu(t) and (t["kind"] in CPU_KINDS or t["kind"] == "build")]
-    if not scored and points:
-        out.add(f"{name} / build / the tests ran", 0, points, "failed",
-                "None of this section's tests ran; the autograder's log says why.", "build")
-    for t, share in zip(scored, split_points(points, len(scored))):
-        if t["status"] == "passed" and t.get("advice") and getattr(s, "extra_loads", "advice") == "partial":
-            # No status: the outputs are right, yet the points are partial (Gradescope shows the score).
-            out.add(t["name"], share / 2, share, None, f"{_pass_line(t)}; half the points, as this course scores "
-                    f"extra loads: {t['advice']}", t["kind"])
-        elif t["status"] == "passed":
-            out.add(t["name"], share, share, "passed", _pass_line(t), t["kind"])
-        elif t["status"] == "skipped":
-            out.add(t["name"], 0, share, "failed", "not run: the test was skipped", t["kind"])
-        else:
-            out.add(t["name"], 0, share, "failed", t.get("message") or "failed", t["kind"])
-    scored_ids = {id(t) for t in scored}
-    for t in mine:
-        if id(t) in scored_ids or t["kind"] == "answers":
-            continue
-        if t["status"] == "skipped":
-            out.add(t["name"], 0, 0, None, NOT_RUN_ON_GPU if _is_gpu(t) else "not run", t["kind"] or "other")
-        else:  # a GPU test that did run (grade --gpu on a GPU machine): shown, worth nothing
-            out.add(t["name"], 0, 0, t["status"] if t["status"] in TEST_STATUSES else None,
-                    _pass_line(t) if t["status"] == "passed" else (t.get("message") or "failed"),
-                    t["kind"] or "other")
-
-
-def _answer_tests(out, s, questions, mine, points):
-    by_question = {}
-    other = []
-    for t in mine:
-        q = _answer_question(t, s.id)
-        if q is None:
-            continue
-        if q in questions:
-            by_question.setdefault(q, t)
-        else:
-            other.append(t)
-    for q, share in zip(questions, split_points(points, len(questions))):
-        t = by_question.get(q)
-        name = f"{s.id} {s.slug} / answers / {q}"
-        if t is None:
-            out.add(name, 0, share, "failed", "not checked: the answers test did not run", "answers")
-        elif t["status"] == "passed":
-            out.add(name, share, share, "passed", t.get("message") or f"{q}: right", "answers")
-        else:
-            out.add(name, 0, share, "failed", t.get("message") or f"{q}: not right", "answers")
-    for t in other:  # "the file is well-formed": says where a malformed file breaks; worth nothing
-        out.add(t["name"], 0, 0, t["status"] if t["status"] in TEST_STATUSES else None,
-                "passed" if t["status"] == "passed" else (t.get("message") or "failed"), "answers")
-
-
-def _relative_paths(tests, exercises):
-    """The graded tree's absolute path (a scratch folder of the grading machine) written as
-    exercises/, the folder the student knows."""
-    if not exercises:
-        return
-    prefix = str(exercises).rstrip("/") + "/"
-    for t in tests:
-        t["output"] = t["output"].replace(prefix, "exercises/")
+def _entry(section, number, t):
+    """Gradescope's test for one Scored test (course/points.py) of `section`."""
+    entry = {"name": t.name, "number": f"{section.id}.{number}", "score": t.score, "max_score": t.max_score,
+             "output": _clip(t.output), "visibility": section.visibility, "tags": [section.id, t.kind]}
+    if t.status in TEST_STATUSES:
+        # No status for a test that did not run (Gradescope infers nothing from 0/0) nor for a
+        # partial one: its outputs are right, its points partial (Gradescope shows the score).
+        entry["status"] = t.status
+    return entry
 
 
 def to_gradescope(results, chapter, execution_time=None, preamble="", sections=None):
     """Gradescope's results.json (a dict) from Halo's results.json (a dict) and the chapter;
     `sections` (an assignment's, with its points) are scored, by default every section."""
     all_tests, lines, later = [], [], []
-    for s in (chapter.sections if sections is None else sections):
-        out = _Section(s)
-        tests_points = float(s.points.get("tests", 0) or 0)
-        answers_points = float(s.points.get("answers", 0) or 0)
-        res = results.get("sections", {}).get(s.id)
-        if res is None:
-            out.add(f"{s.id} {s.slug} / grade / the section was graded", 0, tests_points + answers_points,
-                    "failed", "This section was not graded in this run.", "grade")
-        else:
-            mine = [t for t in results.get("tests", []) if t.get("section") == s.id]
-            if s.kernels or tests_points:
-                _kernel_tests(out, s, res, mine, tests_points)
-            _answer_tests(out, s, [q.id for q in chapter.questions(s.id)], mine, answers_points)
-        all_tests += out.tests
-        got = sum(t["score"] for t in out.tests)
-        worth = sum(t["max_score"] for t in out.tests)
+    for s, scored in points.per_section(results, chapter, chapter.sections if sections is None else sections):
+        tests = [_entry(s, k, t) for k, t in enumerate(scored, 1)]
+        all_tests += tests
+        got = sum(t["score"] for t in tests)
+        worth = sum(t["max_score"] for t in tests)
         if s.visibility == "visible":
-            lines.append(_summary_line(s, res, out.tests, got, worth))
+            lines.append(_summary_line(s, results.get("sections", {}).get(s.id), tests, got, worth))
         else:
             later.append(s)
-    _relative_paths(all_tests, results.get("exercises"))
     score = round(sum(t["score"] for t in all_tests), 2)
     if execution_time is None:
         execution_time = sum(t.get("seconds") or 0 for t in results.get("tests", []))
@@ -290,8 +177,14 @@ def validate(doc, strict=True):
     return problems
 
 
-def run(root, chapter, results_path=None, out=None, execution_time=None, preamble_file=None):
+def run(root, chapter, results_path=None, out=None, execution_time=None, preamble_file=None, assignment_name=None):
+    from .course.assignment import AssignmentError, load as load_assignment
     root = Path(root)
+    try:  # scored out of the assignment (course.toml, or a release's assignment.toml), else the chapter
+        assignment = load_assignment(chapter, root, assignment_name)
+    except AssignmentError as e:
+        print(f"halo: {e}", file=sys.stderr)
+        return 2
     results_path = Path(results_path) if results_path else root / "build" / "grade" / "results.json"
     out = Path(out) if out else root / "build" / "grade" / "gradescope" / "results.json"
     try:
@@ -305,7 +198,7 @@ def run(root, chapter, results_path=None, out=None, execution_time=None, preambl
             preamble = Path(preamble_file).read_text(errors="replace")
         except OSError:
             pass  # a note that cannot be read is no reason to lose the grade
-    doc = to_gradescope(results, chapter, execution_time, preamble)
+    doc = to_gradescope(results, chapter, execution_time, preamble, sections=assignment.sections)
     problems = validate(doc)
     if problems:  # a bug here, not the student's: say so, but still write what we have
         print("halo: the Gradescope results do not follow the specification:\n  " + "\n  ".join(problems),
