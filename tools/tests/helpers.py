@@ -1,5 +1,6 @@
 """Shared test helpers: the repository root and throwaway chapters."""
 import atexit
+import re
 import shutil
 import tempfile
 import textwrap
@@ -20,3 +21,16 @@ def make_chapter(*sections: str) -> Path:
         (root / "chapters" / f"s{k}" / "questions.toml").write_text(textwrap.dedent(text))
     (root / "chapters" / "manifest.toml").write_text("\n".join(manifest))
     return root
+
+
+def result_test(name, status="passed", message="", seconds=0.5):
+    """One test entry of a grade run's results.json, its section and kind read from its name."""
+    m = re.match(r"^(?:([a-z ]+): )?(\d+\.\d+) \S+ / ([a-z-]+) / ", name)
+    return {"name": name, "section": m.group(2), "kind": m.group(3), "status": status,
+            "message": message, "seconds": seconds}
+
+
+def section_result(build="ok", build_output=""):
+    """One section of a grade run's results.json, with nothing counted yet."""
+    return {"title": "t", "has_kernels": True, "build": build, "build_output": build_output,
+            "tests": {"passed": 0, "total": 0, "not_run": 0}, "answers": {"right": 0, "asked": 0}, "loads": []}
