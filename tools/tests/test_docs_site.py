@@ -125,7 +125,7 @@ class BuildTest(unittest.TestCase):
             self.assertIn({"Instructor guide": "instructor.md"}, config["nav"], edition)
             self.assertTrue((built()[edition][3] / "instructor.html").is_file())
         page = html_text((built()["student"][3] / "instructor.html").read_text(encoding="utf-8"))[0]
-        self.assertIn("Grading a folder of submissions", page)
+        self.assertIn("Grading a whole class", page)
 
     def test_a_broken_link_fails_the_build(self):
         # A copy of the sources with one broken link: --strict must refuse it, so the
