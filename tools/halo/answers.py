@@ -20,6 +20,9 @@ from .expressions import format_number
 from .tomlcompat import TOMLDecodeError, loads_toml
 
 RIGHT, WRONG, NOT_ANSWERED, INVALID = "right", "wrong", "not answered", "invalid"
+# A question whose answer this tree does not hold (a summative student release): it is answered,
+# in a usable form, and only the course's autograder can say more.
+AUTOGRADER = "checked by your course's autograder"
 
 
 class AnswersError(Exception):
@@ -263,6 +266,21 @@ def judge(question, expected, parsed: ParsedAnswers) -> Verdict:
     return Verdict(WRONG, f"{where}: {qid} = {shown}, which is not right")
 
 
+def _withheld(question, parsed: ParsedAnswers) -> Verdict:
+    """The verdict on a withheld question: not answered, unusable (a string, say), or answered
+    and left to the course's autograder. Never right or wrong: nothing here knows the key."""
+    qid = question.id
+    given = parsed.values.get(qid)
+    if qid not in parsed.values or isinstance(given, str) and not given.strip():
+        return judge(question, None, parsed)  # the same "not answered" messages as ever
+    # Either shape may be the right one: a number, or a list of numbers of any length.
+    problem = _shape_problem(qid, given, [0] * len(given) if isinstance(given, list) else 0)
+    if problem:
+        return Verdict(INVALID, f"{parsed.where(qid)}: {problem}")
+    return Verdict(AUTOGRADER, f"{parsed.where(qid)}: {qid} = {_toml_value(given)}: this release holds no "
+                               f"answer key, so your answer is {AUTOGRADER}")
+
+
 def _question(chapter, section_id: str, question_id: str):
     for q in chapter.questions(section_id):
         if q.id == question_id:
@@ -401,6 +419,8 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
         parsed = parse_answers(path)
     except AnswersError as e:
         return Verdict(INVALID, str(e))
+    if question.withheld:
+        return _withheld(question, parsed)
     note = None
     if question.vary:
         question, note, invalid = _variant_of(chapter, question, parsed, secret, student)

@@ -4,6 +4,20 @@ Every number of the workbook comes from these files, so they are checked when lo
 formula that names something unknown, calls with the wrong number of arguments or calls
 itself, or a question whose text or answer cannot be filled in, stops the load with a
 ChapterError "path: formula 'x': what is wrong" rather than a wrong number later on.
+
+Two manifest keys exist for student releases (`./workbook release`, tools/halo/course/release.py),
+which hand out some sections only:
+
+- `formulas_only = true`: a section that is not handed out. Its questions.toml is still read for
+  its defines, formulas, examples and measurements (the questions and tests of the sections
+  handed out call formulas defined in other sections: 7.4's questions call a formula of 7.5's),
+  but its questions are ignored and the section is not in Chapter.sections, so nothing that
+  lists, builds or grades sections sees it (`internal sections`, CMake, grade, lessons, hints).
+- `answers_withheld = true`: a summative release, whose questions may leave out `answer` (the
+  course's autograder, which has the instructor's files, checks them). Such a question is
+  `withheld`: its expected() is NaN, which equals no answer and prints as "nan", never as a
+  number (a release keeps the answers its lessons print, {{ key.X }}, so no lesson shows it);
+  answers.py reports it as checked by the course's autograder.
 """
 from __future__ import annotations
 
@@ -47,6 +61,8 @@ class Section:
     visibility: str = "visible"
     hints: list = field(default_factory=list)    # revealed one at a time; never solution code
     extra_loads: str = "advice"  # a right kernel loading more than the book's: "advice" or "partial" credit
+    formulas_only: bool = False     # not handed out: only its questions.toml's formulas and data are read
+    answers_withheld: bool = False  # its questions may have no answer (a summative release)
 
 
 @dataclass
@@ -81,7 +97,7 @@ class Question:
     title: str
     text_template: str
     params: dict
-    answer_expr: str
+    answer_expr: Optional[str]  # None: withheld (a summative release's question)
     tolerance: float
     section_id: str
     chapter: Optional["Chapter"] = field(default=None, repr=False, compare=False)
@@ -115,8 +131,15 @@ class Question:
                 out.append(ex.format_value(scope[name]))
         return "".join(out)
 
+    @property
+    def withheld(self) -> bool:
+        """The answer is not in this tree: only the course's autograder can check it."""
+        return self.answer_expr is None
+
     def expected(self) -> ex.Value:
-        """The right answer: a number, or a list of numbers."""
+        """The right answer: a number, or a list of numbers (NaN when withheld: see the module's doc)."""
+        if self.withheld:
+            return math.nan
         return self.chapter.evaluate(self.answer_expr, self.scope())
 
 
@@ -224,21 +247,24 @@ def load_chapter(root: Path) -> Chapter:
     """The chapter under repository root `root`, checked; ChapterError if anything is wrong."""
     chapter = Chapter(root)
     manifest = chapter.root / "chapters" / "manifest.toml"
-    chapter.sections = _read_manifest(_load(manifest, chapter.root), _show(manifest, chapter.root))
+    listed = _read_manifest(_load(manifest, chapter.root), _show(manifest, chapter.root))
+    chapter.sections = [s for s in listed if not s.formulas_only]
     raw_questions = []
-    for s in chapter.sections:
+    for s in listed:
         path = chapter.root / "chapters" / s.folder / "questions.toml"
         where = _show(path, chapter.root)
         chapter._sources[s.id] = where
         if path.is_file():
-            raw_questions.append((s.id, where, _read_section(chapter, s.id, where, _load(path, root))))
+            questions = _read_section(chapter, s.id, where, _load(path, root))
+            if not s.formulas_only:
+                raw_questions.append((s, where, questions))
     for name in chapter.formulas:
         chapter._functions[name] = functools.partial(chapter.call, name)
     for f in chapter.formulas.values():
         _check_formula(chapter, f)
     _check_cycles(chapter)
-    for section_id, where, questions in raw_questions:
-        chapter._questions[section_id] = _read_questions(chapter, section_id, where, questions)
+    for s, where, questions in raw_questions:
+        chapter._questions[s.id] = _read_questions(chapter, s.id, where, questions, s.answers_withheld)
     return chapter
 
 
@@ -280,7 +306,7 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
                 raise ChapterError(f"{where}: section #{k}: {key} {entry[key]!r} is used twice")
             seen.add((key, entry[key]))
         unknown = set(entry) - {"id", "slug", "title", "folder", "kernels", "points", "visibility", "hints",
-                                "extra_loads"}
+                                "extra_loads", "formulas_only", "answers_withheld"}
         if unknown:
             raise ChapterError(f"{where}: section {entry['id']}: unknown key(s) {', '.join(sorted(unknown))}")
         points = entry.get("points", {})
@@ -299,8 +325,16 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
         extra_loads = entry.get("extra_loads", "advice")
         if extra_loads not in EXTRA_LOADS:
             raise ChapterError(f"{where}: section {entry['id']}: extra_loads should be one of {', '.join(EXTRA_LOADS)}")
+        flags = {}
+        for key in ("formulas_only", "answers_withheld"):
+            flags[key] = entry.get(key, False)
+            if not isinstance(flags[key], bool):
+                raise ChapterError(f"{where}: section {entry['id']}: {key} should be true or false")
+        if flags["formulas_only"] and kernels:
+            raise ChapterError(f"{where}: section {entry['id']}: a formulas_only section is not handed out, "
+                               "so it has no kernels")
         sections.append(Section(entry["id"], entry["slug"], entry["title"], folder, list(kernels),
-                                dict(points), visibility, list(hints), extra_loads))
+                                dict(points), visibility, list(hints), extra_loads, **flags))
     return sections
 
 
@@ -481,7 +515,8 @@ def _check_cycles(chapter: Chapter) -> None:
         visit(name, [])
 
 
-def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: list) -> list[Question]:
+def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: list,
+                    answers_withheld: bool = False) -> list[Question]:
     questions, seen = [], set()
     for k, raw in enumerate(raw_list, 1):
         qid = raw.get("id") if isinstance(raw, dict) else None
@@ -490,11 +525,12 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
         def fail(message: str, label=label) -> ChapterError:
             return _fail(where, "question", label, message)
 
+        required = {"id", "title", "text"} | (set() if answers_withheld else {"answer"})
         _keys(where, "question", label, raw,
               {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params", "measured_ratio",
                "vary", "vary_group"},
-              {"id", "title", "text", "answer"})
-        for key in ("id", "title", "text", "answer"):
+              required)
+        for key in sorted(required | ({"answer"} & set(raw))):
             if not isinstance(raw[key], str):
                 raise fail(f"'{key}' should be a string")
         if not QUESTION_ID.match(qid):
@@ -514,7 +550,7 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
         params = _question_params(chapter, raw, fail)
         vary, group = _question_vary(raw, fail)
         questions.append(Question(qid, raw["title"], raw["text"], params,
-                                  raw["answer"], tolerance, section_id, chapter, measured_ratio=measured,
+                                  raw.get("answer"), tolerance, section_id, chapter, measured_ratio=measured,
                                   vary=vary, vary_group=group))
         _check_question(chapter, questions[-1], fail)
         _check_vary(questions[-1], fail)
@@ -570,6 +606,8 @@ def _check_vary(q: Question, fail) -> None:
         if name not in shown:
             raise fail(f"vary: {name!r} varies but the text never shows it (write {{{name}}} in the text), "
                        "so a student could not know their number")
+    if q.withheld:
+        return  # no answer here to evaluate at each choice
     names = list(q.vary)
     combos = list(itertools.product(*(q.vary[n] for n in names)))
     if len(combos) > VARY_CHECK_LIMIT:
@@ -633,6 +671,8 @@ def _check_question(chapter: Chapter, q: Question, fail) -> None:
             raise fail(f"text uses {{{name}{'!' + conversion if conversion else ''}"
                        f"{':' + spec if spec else ''}}}, but only {{param}} with a parameter or a define "
                        f"works; the parameters are: {', '.join(q.params) or 'none'}")
+    if q.withheld:
+        return
     _check_names(chapter, q.answer_expr, set(scope), lambda m: fail(f"answer: {m}"))
     try:
         q.expected()

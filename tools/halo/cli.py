@@ -120,6 +120,21 @@ def _parser():
     ecr.add_argument("--assignment", metavar="NAME", help="score out of this assignment of course.toml or "
                                                           "assignment.toml (default: its only one, or the whole chapter)")
 
+    rl = sub.add_parser("release", help="write a student repository of some sections (a GitHub Classroom template)",
+                        description="Write, from the last commit, a student repository of the sections named: their "
+                                    "stubs, lessons and questions, the grader and the tools; no solutions, no answer "
+                                    "keys. An assignment of course.toml can name the sections instead.")
+    rl.add_argument("--sections", metavar="LIST", help="the sections handed out, e.g. 7.2,7.4")
+    rl.add_argument("--out", metavar="DIR", help="where the release goes (outside this repository)")
+    rl.add_argument("--mode", choices=["formative", "summative"],
+                    help="formative (default): students check their answers locally; summative: answers are "
+                         "checked by the course's autograder only")
+    rl.add_argument("--assignment", metavar="NAME", help="hand out this assignment of the course file (its sections, "
+                                                         "points, visibility, due date and mode)")
+    rl.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
+    rl.add_argument("--force", action="store_true", help="DIR is not empty: keep it as DIR.backup-<time> and write "
+                                                         "the release in its place")
+
     d = sub.add_parser("docs", help="build the self-study site (MkDocs, Material theme) from docs/ and chapters/")
     d.add_argument("--instructor", action="store_true", help="also the answer keys and reference kernels")
     d.add_argument("--output", metavar="DIR", help="where the site goes (default: build/site, or "
@@ -387,6 +402,13 @@ def main(root, argv):
         from . import redteam
         return redteam.run(root, None, None, argv[1:])
     args = _parser().parse_args(argv)
+    from .course import release_guard
+    refusal = release_guard.refusal(root, args)  # a student release refuses what is for instructors
+    if refusal:
+        sys.exit(refusal)
+    if args.command == "release":
+        from .course import release
+        return release.run(root, args.sections, args.out, args.mode, args.assignment, args.course, args.force)
     if args.command == "internal":
         return _internal(root, args)
     if args.command == "check":
