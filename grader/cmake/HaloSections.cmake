@@ -420,6 +420,11 @@ function(halo_add_project_checks)
   set(name "project: grade-class scores a generated class of 20 submissions right")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-grade-class --work "${CMAKE_BINARY_DIR}/grade-class-check")
   set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
+  # A student release of 7.2 and 7.4 made from the last commit: grade builds in it, fails the
+  # stubs, passes the reference kernels with full points, and refuses the instructor editions.
+  set(name "project: a release of 7.2 and 7.4 grades stubs and reference kernels right")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-release --work "${CMAKE_BINARY_DIR}/release-check")
+  set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
   # A printed seed must replay a failing run exactly, first diagnostic included: one wrong
   # kernel stopped by an out-of-bounds access, one caught by the race checks across blocks.
   set(replayed "")

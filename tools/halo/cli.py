@@ -228,6 +228,8 @@ def _parser():
     cg = isub.add_parser("check-grade-class", help="grade a generated class of 20 submissions; check every verdict")
     cg.add_argument("--work", required=True, metavar="DIR")
     cg.add_argument("--jobs", type=int)
+    cr = isub.add_parser("check-release", help="release 7.2 and 7.4; grade the stubs and the reference kernels in it")
+    cr.add_argument("--work", required=True, metavar="DIR")
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
@@ -364,6 +366,9 @@ def _internal(root, args):
     if args.internal == "check-grade-class":
         from .course import class_fixture
         return class_fixture.run_check(root, chapter, args.work, args.jobs)
+    if args.internal == "check-release":
+        from .course import release_check
+        return release_check.run_check(root, args.work)
     if args.internal == "write-wrong-kernels":
         section = chapter.section(args.section)
         try:

@@ -60,7 +60,9 @@ def _points_line(chapter, assignment, res):
     name = "the whole chapter" if assignment.whole_chapter else f"assignment {assignment.name}"
     of = "" if len(graded) == len(assignment.sections) else f" (the {len(graded)} of its {len(assignment.sections)} " \
                                                              "sections graded here)"
-    return f"Points: {got:g} of {worth:g}, scored as {name} scores them{of}."
+    sent = sum(results.answers_elsewhere(res["sections"][s.id]) for s in graded)
+    later = f" The {sent} answers your course's autograder checks are not counted here." if sent else ""
+    return f"Points: {got:g} of {worth:g}, scored as {name} scores them{of}.{later}"
 
 
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):

@@ -144,7 +144,7 @@ def report(root, chapter, build_dir=None, out=None):
 
     say(f"{'section':<8} {'title':<36} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  "
         f"{'points':>8}  verdict")
-    passing = 0
+    passing, elsewhere = 0, 0
     earned = total = 0.0
     for s in chapter.sections:
         worth = float(sum((s.points or {}).values()))
@@ -163,13 +163,16 @@ def report(root, chapter, build_dir=None, out=None):
             tests = "no build"
         else:
             tests = f"{entry['tests']['passed']}/{entry['tests']['total']}"
-        answers = f"{entry['answers']['right']}/{entry['answers']['asked']}"
+        answers = results_mod.answers_cell(entry)
+        elsewhere = elsewhere or results_mod.answers_elsewhere(entry)
         verdict = "PASS" if ok else "not yet"
         if s.id in stale:
             verdict += " (edited since)"
         say(f"{s.id:<8} {s.title[:36]:<36} {tests:>8}  {results_mod.loads_cell(entry):<18} {answers:>8}  "
             f"{_number(got) + '/' + _number(worth):>8}  {verdict}")
 
+    if elsewhere:
+        say(results_mod.ELSEWHERE_NOTE)
     say()
     n = len(chapter.sections)
     if res:

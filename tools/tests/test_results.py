@@ -6,7 +6,7 @@ import unittest
 from pathlib import Path
 from types import SimpleNamespace
 
-from halo.results import collect, failure_message, parse_name, passed, read_junit, read_loads
+from halo.results import answers_cell, collect, failure_message, parse_name, passed, read_junit, read_loads
 
 DOCTEST_OUTPUT = """\
 [doctest] doctest version is "2.4.11"
@@ -199,11 +199,11 @@ class Collect(unittest.TestCase):
         self.assertEqual(s["build"], "ok")
         self.assertEqual(s["build_output"], "")
         self.assertEqual(s["tests"], {"passed": 2, "total": 3, "not_run": 2})
-        self.assertEqual(s["answers"], {"right": 2, "asked": 3})
+        self.assertEqual(s["answers"], {"right": 2, "asked": 3, "elsewhere": 0})
         self.assertEqual(s["loads"], self.loads["7.2"])
         t = res["sections"]["8.1"]
         self.assertEqual(t["tests"], {"passed": 1, "total": 1, "not_run": 0})
-        self.assertEqual(t["answers"], {"right": 0, "asked": 1})
+        self.assertEqual(t["answers"], {"right": 0, "asked": 1, "elsewhere": 0})
         self.assertEqual(t["loads"], [])
         self.assertEqual(list(res["sections"]), ["7.2", "8.1"])
         json.dumps(res)  # results.json must be writable
@@ -211,6 +211,16 @@ class Collect(unittest.TestCase):
     def test_only_selected_sections(self):
         res = collect(self.chapter, self.sections[1:], self.tests, {}, {}, "1", "ex")
         self.assertEqual(list(res["sections"]), ["8.1"])
+
+    def test_answers_sent_on_to_the_autograder_are_neither_right_nor_failed(self):
+        ok = [dict(t, status="passed") if t["status"] == "failed" else t for t in self.tests]
+        ok = [dict(t, status="skipped") if t["name"].endswith("/ q2") else t for t in ok]  # a summative release
+        ok.append(_test("8.1 tiled / answers / q1", "passed"))
+        res = self.collect(tests=ok)
+        s = res["sections"]["7.2"]
+        self.assertEqual(s["answers"], {"right": 2, "asked": 3, "elsewhere": 1})
+        self.assertEqual(answers_cell(s), "2+1*/3")
+        self.assertTrue(passed(res))
 
     def test_build_failure(self):
         res = self.collect({"8.1": "kernel.cu:3: error: expected ';'"})
@@ -222,7 +232,7 @@ class Collect(unittest.TestCase):
         ok = [dict(t, status="passed") if t["status"] == "failed" else t for t in self.tests]
         ok.append(_test("8.1 tiled / answers / q1", "passed"))  # every question answered right
         res = self.collect(tests=ok)
-        self.assertEqual(res["sections"]["7.2"]["answers"], {"right": 3, "asked": 3})
+        self.assertEqual(res["sections"]["7.2"]["answers"], {"right": 3, "asked": 3, "elsewhere": 0})
         self.assertTrue(passed(res))
         # a failing test, answers included
         self.assertFalse(passed(self.collect()))

@@ -227,8 +227,8 @@ def _report(out, chosen, from_course, commit, count, summary, given, dirty, back
     for sid, ids in summary["quoted"].items():
         print(f"summative, but {sid}'s lesson prints the answers of {', '.join(ids)}: those stay in it")
     if summary["dropped_formulas"]:
-        print(f"{len(summary['dropped_formulas'])} formulas only questions not handed out (or withheld answers) "
-              "used are left out.")
+        print(f"left out {len(summary['dropped_formulas'])} formulas that only questions not handed out "
+              "(or withheld answers) use.")
     handed_out = {f"solutions/{s.folder}/" for s in chosen.sections}
     for rel, line, src in given:  # by design; worth a word only when that solution is part of the assignment
         if any(src.startswith(h) for h in handed_out):
