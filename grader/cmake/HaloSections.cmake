@@ -371,8 +371,8 @@ function(halo_gpu_sanitizer_test id description target tool)
 endfunction()
 
 # The red-team suite (grader/redteam/, tools/halo/redteam.py): every hostile submission must score
-# no more than the untouched stub and leave no trace, graded as a student's tree and through the
-# Gradescope autograder as root and as an unprivileged user (one test each, so that CTest can run
+# no more than the untouched stub and leave no trace, graded as a student's tree, by the instructor's
+# grade-class, and through the Gradescope autograder as root and as an unprivileged user (one test each, so that CTest can run
 # them side by side). Where bubblewrap cannot start, the grader falls back to limits and the
 # privilege drop: one attack of each technique also runs through the autograder that way.
 set(HALO_REDTEAM_FALLBACK_ATTACKS
@@ -384,6 +384,9 @@ function(halo_add_redteam_checks)
   set(name "project: red team: every hostile submission graded by ./workbook grade scores no more than the stub")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade --working-tree)
   set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600)
+  set(name "project: red team: every hostile submission graded by ./workbook grade-class scores no more than the stub")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade-class --working-tree)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam;course" TIMEOUT 3600)
   foreach(user IN ITEMS root nobody)
     set(name "project: red team: every hostile submission through the Gradescope autograder, as ${user}")
     add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users ${user})

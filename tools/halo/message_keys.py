@@ -52,7 +52,7 @@ KEYS = [
     ("shared-race", r"shared-memory race"),
     ("uninitialised-shared", r"read of uninitialised shared memory"),
     ("barrier-divergence", r"barrier divergence"),
-    ("timeout", r"launch did not finish|did not reply within"),
+    ("timeout", r"launch did not finish|did not reply within|ran past \d+ s and was stopped"),
     ("crash", r"\bcrash\b|killed by signal"),
     ("launch-config", r"launch .* failed: cudaError|gave (?:grid|block) .*(?:block|expected)"),
     *DIAGNOSES,

@@ -1,7 +1,7 @@
 """`./workbook redteam`: grades every hostile submission of grader/redteam/ and fails each one
 the grader rewards (issue 13, item 9).
 
-    python3 -m halo.redteam [--only NAME]... [--mode grade|autograder|all] [--build-dir DIR]
+    python3 -m halo.redteam [--only NAME]... [--mode grade|grade-class|autograder|all] [--build-dir DIR]
                             [--keep] [--commit REV] [--working-tree] [--checkout DIR]
                             [--skip-heavy] [--list] [--timeout S] [--settle S]
     (from tools/; or run(root, names, mode) from the command line's `redteam`)
@@ -16,13 +16,17 @@ and the grade build restarts from the last clean one, so builds stay warm; a tem
 otherwise) holds the clone, the builds, the fake /autograder roots and logs/ (one log per grade).
 
   grade       ./workbook grade --exercises TREE --build-dir BUILD SECTION [--student ID]
+  grade-class ./workbook grade-class CLASS --assignment s<SECTION> --course COURSE --out OUT --fresh
+              --jobs 1: a class of one student folder (the submitter's) holding the attack's files,
+              graded by the instructor's class runner (harness built once under OUT, the
+              submission's kernel files compiled and run per test), scored from the gradebook
   autograder  the Gradescope zip (./workbook export gradescope-autograder), unpacked into a fake
               /autograder root; the attack's files are the submission, submission_metadata.json
               names the submitter; run_autograder runs with AUTOGRADER_ROOT set, as root and as
               an unprivileged user (setpriv --reuid 65534) when the runner is root
 
 and compares the score (grade: passed tests plus right answers of the graded sections in
-results.json; autograder: Gradescope's score) with its baseline graded the same way: the
+results.json; grade-class: the student's total in gradebook.csv; autograder: Gradescope's score) with its baseline graded the same way: the
 untouched stub, or for load hiding the [[control]] kernel that loads as much and hides nothing.
 An attack fails when it scores more, passes every loads test of its section (load hiding),
 changes results after the grader finished (checked again `--settle` seconds later when any of
@@ -54,6 +58,7 @@ runner is not root.
 from __future__ import annotations
 
 import argparse
+import csv
 import ctypes
 import fnmatch
 import hashlib
@@ -595,6 +600,20 @@ def _grade_score(path: Path, section: str) -> tuple:
         return None, "", None
 
 
+def _class_score(path: Path, section: str) -> tuple:
+    """(score, detail, loads) of a grade-class run: the student's total in the gradebook next to
+    OUT/work/students/<student>/results.json (`path`), the loads from that results.json."""
+    _score, detail, loads = _grade_score(path, section)
+    try:
+        gradebook = path.parents[3] / "gradebook.csv"
+        rows = list(csv.reader(gradebook.read_text().splitlines()))
+        row = next(r for r in rows[1:] if r and r[0] == path.parent.name)
+        total = float(row[rows[0].index(next(h for h in rows[0] if h.startswith("total")))])
+        return total, f"{total:g} points in the gradebook ({row[-1]}); {detail}", loads
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None, "", None
+
+
 def _gradescope_score(path: Path, section: str) -> tuple:
     try:
         doc = json.loads(path.read_text())
@@ -907,6 +926,45 @@ class Runner:
         return self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _grade_score, leak_files,
                                adopt=entry is None)
 
+    # ------------------------------------------------------------ mode: grade-class
+
+    def class_course(self) -> Path:
+        """A course file with the red-team secret and one assignment per section, `s7_2` for 7.2."""
+        course = self.work / "class-course.toml"
+        sections = subprocess.run([sys.executable, str(self.checkout / "workbook"), "internal", "sections"],
+                                  cwd=self.checkout, capture_output=True, text=True, check=True).stdout
+        ids = [line.split("|")[1] for line in sections.splitlines() if line.startswith("section|")]
+        course.write_text(f'secret = "{COURSE_SECRET}"\n' + "".join(
+            f'\n[assignments.s{sid.replace(".", "_")}]\nsections = ["{sid}"]\n' for sid in ids))
+        return course
+
+    def grade_class_mode(self, entry: Optional[Entry], section: str) -> Outcome:
+        submitter = entry.submitter if entry else DEFAULT_SUBMITTER
+        subs = self.work / "class-submissions"
+        _remove(subs)
+        folder = subs / submitter
+        folder.mkdir(parents=True)
+        now = time.time()
+        for rel in (entry.files if entry else []):
+            dst = folder / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.root / REDTEAM_DIR / entry.name / rel, dst)
+            os.utime(dst, (now, now))
+        out = self.work / "class"
+        for old in (out / "gradebook.csv", out / "feedback", out / "class-report.md", out / "work" / "students"):
+            _remove(old)
+        cmd = [sys.executable, str(self.checkout / "workbook"), "grade-class", str(subs), "--out", str(out),
+               "--course", str(self.course), "--assignment", f"s{section.replace('.', '_')}", "--fresh", "--jobs", "1"]
+        results = out / "work" / "students" / submitter / "results.json"
+        log = self.work / "logs" / f"grade-class-{entry.name if entry else 'stub-' + section}.log"
+        log.parent.mkdir(exist_ok=True)
+
+        def leak_files():
+            return [log, results, out / "gradebook.csv", out / "class-report.md"] + \
+                sorted((out / "feedback").glob("*")) + sorted((out / "work" / "students").rglob("*.xml"))
+        return self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _class_score, leak_files,
+                               adopt=entry is None)
+
     # ------------------------------------------------------------ mode: autograder
 
     def export_zip(self) -> Path:
@@ -1039,6 +1097,8 @@ class Runner:
             used_controls = [c for c in controls if c.name in needed]
             if "grade" in modes:
                 self._run_grade(attacks, used_controls)
+            if "grade-class" in modes:
+                self._run_grade_class(attacks, used_controls)
             if "autograder" in modes:
                 zip_path = self.export_zip()
                 for user in users:
@@ -1079,6 +1139,27 @@ class Runner:
                 base, base_name = self.control_outcomes.get((label, a.baseline)), a.baseline
             self.judge(a, label, out, base, base_name)
 
+    def _run_grade_class(self, attacks, controls):
+        """Every attack graded by grade-class: one class of one submission a run, the harness
+        under the work folder built by the first run and reused (as an instructor's is)."""
+        label = "grade-class"
+        self.course = self.class_course()
+        baselines = {}
+        for section in sorted({a.section for a in attacks} | {c.section for c in controls}):
+            baselines[section] = self.grade_class_mode(None, section)
+            self.baseline_report(f"stub {section}", label, baselines[section])
+        for c in controls:
+            out = self.grade_class_mode(c, c.section)
+            self.control_outcomes[(label, c.name)] = out
+            self.control_report(c, label, out)
+        for a in attacks:
+            out = self.grade_class_mode(a, a.section)
+            if a.baseline == STUB:
+                base, base_name = baselines.get(a.section), f"stub {a.section}"
+            else:
+                base, base_name = self.control_outcomes.get((label, a.baseline)), a.baseline
+            self.judge(a, label, out, base, base_name)
+
     def _run_autograder(self, attacks, controls, user, zip_path):
         label = f"autograder as {user}"
         ag = self.fake_root(user, zip_path)
@@ -1112,8 +1193,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m halo.redteam", description=__doc__.splitlines()[0])
     p.add_argument("--only", action="append", default=[], metavar="NAME",
                    help="an attack's name, a technique or a shell glob (may repeat; default: every attack)")
-    p.add_argument("--mode", choices=["grade", "autograder", "all"], default="grade",
-                   help="grade: ./workbook grade --exercises; autograder: the Gradescope zip in a fake /autograder "
+    p.add_argument("--mode", choices=["grade", "grade-class", "autograder", "all"], default="grade",
+                   help="grade: ./workbook grade --exercises; grade-class: the instructor's class runner; autograder: the Gradescope zip in a fake /autograder "
                         "(as root and as an unprivileged user); all: both")
     p.add_argument("--build-dir", metavar="DIR", help="the work folder (checkout clone, builds, logs), kept and "
                                                        "reused; default: a temporary folder, removed after")
@@ -1167,7 +1248,7 @@ def _main(root: Path, args) -> int:
             print(f"{a.name:36} {a.section:4} {a.technique:22} {'(heavy) ' if a.heavy else ''}{a.what}")
         print(f"{len(chosen)} attacks")
         return 0
-    modes = ["grade", "autograder"] if args.mode == "all" else [args.mode]
+    modes = ["grade", "grade-class", "autograder"] if args.mode == "all" else [args.mode]
     is_root = os.geteuid() == 0
     users = [u.strip() for u in args.users.split(",")] if args.users else (["root", "nobody"] if is_root else ["self"])
     if any(u not in ("root", "nobody", "self") for u in users):
@@ -1187,7 +1268,7 @@ def _main(root: Path, args) -> int:
         work = Path(tempfile.mkdtemp(prefix="halo-redteam-"))
         keep = args.keep
     os.chmod(work, 0o755)  # an unprivileged grade must reach its fake root inside
-    if "nobody" in users and args.mode != "grade":
+    if "nobody" in users and args.mode in ("autograder", "all"):
         closed = [str(p) for p in work.parents if not os.stat(p).st_mode & 0o001]
         if closed:
             print(f"halo redteam: the unprivileged user cannot reach {work} ({', '.join(closed)} closed to others); "

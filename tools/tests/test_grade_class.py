@@ -7,7 +7,7 @@ import unittest
 from pathlib import Path
 
 from halo.chapter_data import load_chapter
-from halo.course import assignment, class_harness, class_submissions, feedback, gradebook
+from halo.course import assignment, class_harness, class_submission, class_submissions, feedback, gradebook
 
 from .helpers import REPO_ROOT
 
@@ -117,6 +117,13 @@ class PointsAndFeedback(unittest.TestCase):
     def test_a_section_that_does_not_compile_is_named_in_the_status(self):
         self.assertEqual(gradebook.status(_results(0, build="failed")), "graded (7.2 does not compile)")
         self.assertTrue(gradebook.status(None, "OSError: disk full").startswith("error: "))
+
+    def test_a_test_stopped_by_grade_class_own_limit_is_named_timed_out(self):
+        res = _results(3)
+        stopped = class_submission._test_record(res["tests"][3]["name"], None, "", class_submission.TEST_SECONDS)
+        res["tests"][3] = stopped
+        self.assertEqual(stopped["status"], "failed")
+        self.assertEqual(gradebook.status(res), "graded (7.2 timed out)")
 
     def test_feedback_escapes_html_and_shows_the_folder_the_student_knows(self):
         res = _results(14)
