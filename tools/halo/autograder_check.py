@@ -27,7 +27,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from halo import export_autograder, export_classroom, variants, wrong_kernels  # noqa: E402
+from halo import export_autograder, export_classroom, wrong_kernels  # noqa: E402
+from halo.course import variant_answers  # noqa: E402
 from halo.course import assignment as assignments, emulated_limits  # noqa: E402
 from halo.chapter_data import load_chapter  # noqa: E402
 from halo.export_gradescope import validate  # noqa: E402
@@ -95,7 +96,7 @@ def _submission_assignment(chapter, dest):
     submitter's own variant, graded with the zip's course file (secret and assignment)."""
     keys = dest.parent / "keys"
     shutil.rmtree(keys, ignore_errors=True)
-    variants.write_variant_answers(chapter, [ASSIGNMENT_STUDENT], keys, ASSIGNMENT_SECRET, with_key=True)
+    variant_answers.write_variant_answers(chapter, [ASSIGNMENT_STUDENT], keys, ASSIGNMENT_SECRET, with_key=True)
     for sid in ASSIGNMENT_SECTIONS:
         s = chapter.section(sid)
         _copy_tree(ROOT / "solutions" / s.folder, dest / s.folder)

@@ -334,11 +334,12 @@ def _internal(root, args):
         return 0
     if args.internal == "write-variant-answers":
         from . import variants
+        from .course import variant_answers
         try:
             students = _students(args)
             if not students:
                 sys.exit("halo: name the students: --student ID (may repeat) or --roster FILE")
-            written, backup = variants.write_variant_answers(
+            written, backup = variant_answers.write_variant_answers(
                 chapter, students, args.out, variants.secret_from_env_or_file(root, args.course),
                 force=args.force, with_key=args.key)
         except variants.VariantError as e:

@@ -597,6 +597,7 @@ def run_variants(root, chapter, section_ids, edition, formats, output, students,
     (OUTPUT/<edition>/<student>/<folder>/answers.toml) recording the variant, which the grader
     recomputes from the student's ID and the course secret."""
     from . import variants
+    from .course import variant_answers
     root = Path(root)
     output = Path(output) if output else root / DEFAULT_OUTPUT
     for student in students:
@@ -606,8 +607,8 @@ def run_variants(root, chapter, section_ids, edition, formats, output, students,
         if code:
             return code
         # Regenerated output, not a student's work; write_variant_answers still keeps a backup.
-        written, _ = variants.write_variant_answers(chapter, [student], output / edition, secret, force=True,
-                                                    with_key=edition == "instructor")
+        written, _ = variant_answers.write_variant_answers(chapter, [student], output / edition, secret,
+                                                          force=True, with_key=edition == "instructor")
         print(f"wrote {len(written)} answers file(s) under {output / edition / student}/<section>/")
     if not secret:
         print("note: no course secret (HALO_COURSE_SECRET or course.toml): these are the self-study variants; "

@@ -14,12 +14,10 @@ secret is "" (self-study): variants still differ by student, but anyone can reco
 from __future__ import annotations
 
 import csv
-import datetime
 import hashlib
 import hmac
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Optional
 
@@ -151,42 +149,3 @@ def chapter_params(chapter, student: str, secret: str = "") -> dict:
     """{(section id, question id): params} for every question that varies: a whole variant."""
     return {(s.id, q.id): params_for(q, student, secret)
             for s in chapter.sections for q in chapter.questions(s.id) if q.vary}
-
-
-# ---------------------------------------------------------------- writing the files
-
-def write_variant_answers(chapter, students, out, secret: str = "", force: bool = False,
-                          with_key: bool = False) -> tuple:
-    """Writes <out>/<student>/<folder>/answers.toml for every student and every section with
-    questions; returns (the paths written, the backup folder or None). A file that exists with
-    other text is replaced only with force, and then a copy goes to <out>/.halo-backups/<time>/."""
-    from . import answers  # answers imports this module
-
-    out = Path(out)
-    planned: dict[Path, str] = {}
-    for student in students:
-        sid = check_student_id(student)
-        for s in chapter.sections:
-            if chapter.questions(s.id):
-                planned[Path(sid) / s.folder / "answers.toml"] = answers.answers_template(
-                    chapter, s.id, with_key=with_key, student=sid, secret=secret)
-    changed = {rel: text for rel, text in planned.items()
-               if not (out / rel).exists() or (out / rel).read_text() != text}
-    existing = [rel for rel in changed if (out / rel).exists()]
-    if existing and not force:
-        shown = "\n  ".join(str(out / rel) for rel in existing[:10])
-        more = f"\n  ... and {len(existing) - 10} more" if len(existing) > 10 else ""
-        raise VariantError(f"not overwriting {len(existing)} answers file(s) that differ from what would "
-                           f"be written (a student's work may be in them):\n  {shown}{more}\n"
-                           "Run again with --force to replace them; a backup is kept in "
-                           f"{out / '.halo-backups'}/.")
-    backup = None
-    if existing:
-        backup = out / ".halo-backups" / datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        for rel in existing:
-            (backup / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(out / rel, backup / rel)
-    for rel, text in changed.items():
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
-        (out / rel).write_text(text)
-    return [out / rel for rel in changed], backup

@@ -15,7 +15,8 @@ import re
 import shutil
 from pathlib import Path
 
-from .. import variants, wrong_kernels
+from .. import wrong_kernels
+from . import variant_answers
 from .class_harness import write_committed_stubs
 
 SECRET = "halo class fixture secret"
@@ -94,7 +95,7 @@ def write(root, chapter, out):
     answering = [st for st, e in expected.items() if "zero" not in e.values()]
     keys = out / "keys"
     shutil.rmtree(keys, ignore_errors=True)
-    variants.write_variant_answers(chapter, answering, keys, SECRET, with_key=True)
+    variant_answers.write_variant_answers(chapter, answering, keys, SECRET, with_key=True)
     for st in answering:
         for sid, s in sections.items():
             shutil.copyfile(keys / st / s.folder / "answers.toml", subs / st / s.folder / "answers.toml")
