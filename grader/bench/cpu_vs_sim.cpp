@@ -1,4 +1,4 @@
-// The Halo half of `./workbook bench --cpu` (tools/halo/bench_cpu.py): times the reference 7.2
+// The Halo half of `./workbook bench --cpu` (tools/halo/bench/bench_cpu.py): times the reference 7.2
 // basic and 7.4 tiled kernels on the CPU backend with its full instrumentation (every access
 // counted and checked, unless HALO_DIAGNOSTICS=off says otherwise: the JSON says which), checks
 // each output against a double-precision reference, and prints one JSON object on stdout.

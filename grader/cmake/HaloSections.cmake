@@ -74,7 +74,7 @@ function(halo_cpu_kernels target dir)
   endforeach()
   add_library(${target} OBJECT ${sources})
   # The compiler runs in the sandbox, after the kernel files are validated (compile_sandboxed.py).
-  set(launcher "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/tools/halo/compile_sandboxed.py")
+  set(launcher "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/tools/halo/core/compile_sandboxed.py")
   foreach(kernel IN LISTS ARGN)
     list(APPEND launcher --kernel-file "${dir}/${kernel}")
   endforeach()
@@ -85,7 +85,7 @@ function(halo_cpu_kernels target dir)
 endfunction()
 
 # The test names `sources` compile for `backend` (cpu or cuda), read from the sources at configure
-# time (tools/halo/test_list.py): the list is the grader's, never discovered by running a program
+# time (tools/halo/core/test_list.py): the list is the grader's, never discovered by running a program
 # built with a student's code.
 function(halo_list_tests out backend)
   execute_process(COMMAND ${HALO_WORKBOOK} internal list-tests --backend ${backend} ${ARGN}
@@ -282,7 +282,7 @@ function(halo_add_section id)
 endfunction()
 
 # The learner corpus: grader/learners/<folder>.toml lists whole kernel files written as learners
-# write them, each with its verdict (tools/halo/learner_kernels.py).
+# write them, each with its verdict (tools/halo/dev/learner_kernels.py).
 function(halo_add_learner_kernels id sid slug folder kernels)
   set(spec "${PROJECT_SOURCE_DIR}/grader/learners/${folder}.toml")
   if(NOT EXISTS "${spec}")
@@ -357,7 +357,7 @@ function(halo_add_wrong_kernels id sid slug folder kernels)
   endforeach()
 endfunction()
 
-# A GPU binary run under compute-sanitizer (memcheck or racecheck) by tools/halo/gpu_sanitizer.py:
+# A GPU binary run under compute-sanitizer (memcheck or racecheck) by tools/halo/dev/gpu_sanitizer.py:
 # the correct-kind tests only (the load tests need the load counter, which cannot run under
 # the sanitizer). Skipped (77) without a device. Extra arguments (--must-catch) go to the script.
 function(halo_gpu_sanitizer_test id description target tool)
@@ -370,7 +370,7 @@ function(halo_gpu_sanitizer_test id description target tool)
   set_tests_properties("${name}" PROPERTIES LABELS "${id};gpu;sanitizer" TIMEOUT 900 SKIP_RETURN_CODE 77)
 endfunction()
 
-# The red-team suite (grader/redteam/, tools/halo/redteam.py): every hostile submission must score
+# The red-team suite (grader/redteam/, tools/halo/dev/redteam.py): every hostile submission must score
 # no more than the untouched stub and leave no trace, graded as a student's tree, by the instructor's
 # grade-class, and through the Gradescope autograder as root and as an unprivileged user (one test each, so that CTest can run
 # them side by side). Where bubblewrap cannot start, the grader falls back to limits and the
@@ -415,7 +415,7 @@ function(halo_add_project_checks)
   # Minutes, not seconds: the zip's run_autograder grades three whole submissions. Its build
   # folder is kept under this build, so a later run only recompiles what changed.
   set(name "project: the Gradescope autograder grades solutions, stubs and a broken submission")
-  add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.autograder_check
+  add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.course.autograder_check
            --work "${CMAKE_BINARY_DIR}/autograder-check" WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 1800)
   # grade-class on a generated class of 20 submissions (reference, stubs, known-wrong kernels, a

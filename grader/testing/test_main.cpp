@@ -1,7 +1,7 @@
 // main() of every section's test binary: prints the seed, and on the CUDA backend turns "no
 // device" into CTest's skip code instead of a pass or a failure. In the judge it also takes the
 // worker's path (--halo-worker=) and fails a run whose filter matched no test: CTest's list is
-// read from the sources (tools/halo/test_list.py), and a name that no test carries must not pass.
+// read from the sources (tools/halo/core/test_list.py), and a name that no test carries must not pass.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 

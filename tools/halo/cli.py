@@ -238,7 +238,7 @@ def _parser():
 
 def _students(args):
     """The students named by --student (repeatable) and --roster; VariantError on a bad one."""
-    from . import variants
+    from .core import variants
     students = [variants.check_student_id(sid) for sid in args.student]
     students += variants.read_roster(args.roster) if args.roster else []
     if len(set(students)) != len(students):
@@ -247,7 +247,7 @@ def _students(args):
 
 
 def _chapter(root):
-    from .chapter_data import ChapterError, load_chapter
+    from .core.chapter_data import ChapterError, load_chapter
     try:
         return load_chapter(Path(root))
     except ChapterError as e:
@@ -255,25 +255,26 @@ def _chapter(root):
 
 
 def _internal(root, args):
-    from . import answers, answers_phase, cpp_header, expect_failure, wrong_kernels
+    from .core import answers, answers_phase, cpp_header
+    from .dev import expect_failure, wrong_kernels
 
     if args.internal == "gpu-sanitizer":
-        from . import gpu_sanitizer
+        from .dev import gpu_sanitizer
         return gpu_sanitizer.run(args.sanitizer, args.tool, args.binary, args.must_catch, args.tests)
     if args.internal == "gpu-suite-page":
-        from . import gpu_suite_page
+        from .site import gpu_suite_page
         return gpu_suite_page.run(args.junit, args.machine, args.out)
     if args.internal == "load-heatmaps":
-        from . import heatmaps
+        from .site import heatmaps
         return heatmaps.run(root, args.build_dir, args.out)
     if args.internal == "load-agreement":
-        from . import load_agreement
+        from .core import load_agreement
         return load_agreement.run(args.cpu, args.gpu, args.machine, args.out)
     if args.internal == "list-tests":
-        from . import test_list
+        from .core import test_list
         return test_list.run(args.sources, args.backend)
     if args.internal == "compare-test-list":
-        from . import test_list
+        from .core import test_list
         return test_list.compare_with_program(args.program, args.names)
     if args.internal == "replay-check":
         return expect_failure.replay_reproduces(args.binaries)
@@ -328,12 +329,12 @@ def _internal(root, args):
               f"questions are '{args.expect_status}'")
         return 1 if bad or problems else 0
     if args.internal == "diagnostics-page":
-        from . import diagnostics_page
+        from .site import diagnostics_page
         text = diagnostics_page.generate(root, chapter, args.build_dir or Path(root) / "build" / "check")
         Path(args.out or Path(root) / "docs" / "diagnostics.md").write_text(text)
         return 0
     if args.internal == "write-variant-answers":
-        from . import variants
+        from .core import variants
         from .course import variant_answers
         try:
             students = _students(args)
@@ -349,7 +350,7 @@ def _internal(root, args):
         print(f"wrote {len(written)} answers file(s) for {len(students)} student(s) under {args.out}")
         return 0
     if args.internal in ("write-learner-kernels", "learner-kernel"):
-        from . import learner_kernels
+        from .dev import learner_kernels
         section = chapter.section(args.section)
         try:
             entries = learner_kernels.load(root, section)
@@ -391,21 +392,21 @@ def _student_loop(root, chapter, args):
     except KeyError as e:
         sys.exit(f"halo: {e.args[0]}")
     if args.command == "status":
-        from . import status
+        from .student import status
         return status.run(root, chapter, args.build_dir)
     if args.command == "hint":
-        from . import hints
+        from .student import hints
         return hints.run(root, chapter, args.section, show_all=args.all, reset=args.reset)
     if args.command == "watch":
-        from . import watch
+        from .student import watch
         return watch.run(root, chapter, args.sections, args.grade_command)
-    from . import reset
+    from .student import reset
     return reset.run(root, chapter, args.section, dry_run=args.dry_run)
 
 
 def main(root, argv):
     if argv[:1] == ["redteam"]:  # the runner has its own options (./workbook redteam --help)
-        from . import redteam
+        from .dev import redteam
         return redteam.run(root, None, None, argv[1:])
     args = _parser().parse_args(argv)
     from .course import release_guard
@@ -418,11 +419,11 @@ def main(root, argv):
     if args.command == "internal":
         return _internal(root, args)
     if args.command == "check":
-        from . import check
+        from .dev import check
         return check.run(root, args.build_dir)
     chapter = _chapter(root)
     if args.command == "sync":
-        from . import regions, sync
+        from .core import regions, sync
         try:
             return sync.run(root, chapter, check=args.check, force=args.force)
         except regions.RegionError as e:
@@ -431,40 +432,41 @@ def main(root, argv):
         if args.checks:
             if args.sections:
                 sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
-            from . import bench_checks
+            from .bench import bench_checks
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
         if args.class_:
-            from . import bench_class
+            from .bench import bench_class
             return bench_class.run(root, chapter, out=args.output)
         if args.isolation:
-            from . import bench_isolation
+            from .bench import bench_isolation
             return bench_isolation.run(root, out=args.output)
         if args.cpu or args.loop:
             if args.sections or (args.cpu and args.loop):
                 sys.exit("halo: --cpu and --loop take no SECTION, and run one at a time")
             if args.loop:
-                from . import bench_loop
+                from .bench import bench_loop
                 return bench_loop.run(root, output_dir=args.output_dir)
-            from . import bench_cpu
+            from .bench import bench_cpu
             return bench_cpu.run(root, chapter, build_dir=args.build_dir, output_dir=args.output_dir,
                                  runs=args.runs, from_json=args.from_json)
-        from . import bench_gpu
+        from .bench import bench_gpu
         return bench_gpu.run(root, chapter, args)
     if args.command == "export":
-        from . import export
+        from .course import export
         return export.run(root, chapter, args)
     if args.command == "docs":
-        from . import docs_site
+        from .site import docs_site
         return docs_site.run(root, chapter, args.instructor, args.output, args.serve)
     if args.command == "lesson":
-        from .lesson import LessonError, render_lesson
+        from .student.lesson import LessonError, render_lesson
         try:
             print(render_lesson(chapter, chapter.section(args.section).id))
         except (KeyError, LessonError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
         return 0
     if args.command == "handout":
-        from . import handout, variants
+        from .course import handout
+        from .core import variants
         try:
             formats = [f.strip() for f in args.format.split(",") if f.strip()]
             students = _students(args)
@@ -481,7 +483,7 @@ def main(root, argv):
         return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
                                args.fresh)
     if args.command == "grade":
-        from . import grade
+        from .student import grade
         try:
             for s in args.sections:
                 chapter.section(s)

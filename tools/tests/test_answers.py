@@ -3,9 +3,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo.answers import (AnswersError, answers_template, check_file, check_question,
+from halo.core.answers import (AnswersError, answers_template, check_file, check_question,
                           parse_answers)
-from halo.chapter_data import load_chapter
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT, make_chapter
 
 

@@ -6,8 +6,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo import answers_phase, results
-from halo.chapter_data import load_chapter
+from halo.core import answers_phase, results
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 

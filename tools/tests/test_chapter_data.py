@@ -5,8 +5,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo.chapter_data import ChapterError, load_chapter
-from halo.cpp_header import emit_header
+from halo.core.chapter_data import ChapterError, load_chapter
+from halo.core.cpp_header import emit_header
 from tests.helpers import REPO_ROOT, make_chapter
 
 

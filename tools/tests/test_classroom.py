@@ -12,13 +12,13 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from halo import export as halo_export
-from halo.chapter_data import load_chapter
+from halo.course import export as halo_export
+from halo.core.chapter_data import load_chapter
 from halo.cli import _parser
 from halo.course import assignment as assignments
-from halo.export_classroom import (MESSAGE_LIMITS, REPORTER, RESULT_LIMIT, RESULTS, apt_packages, classroom_result,
+from halo.course.export_classroom import (MESSAGE_LIMITS, REPORTER, RESULT_LIMIT, RESULTS, apt_packages, classroom_result,
                                    run, run_result, step_id, workflow)
-from halo.export_gradescope import to_gradescope
+from halo.course.export_gradescope import to_gradescope
 
 from .helpers import REPO_ROOT, result_test, section_result
 

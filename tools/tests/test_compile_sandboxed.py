@@ -12,7 +12,7 @@ import unittest.mock
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAUNCHER = ROOT / "tools" / "halo" / "compile_sandboxed.py"
+LAUNCHER = ROOT / "tools" / "halo" / "core" / "compile_sandboxed.py"
 CLANG = shutil.which("clang++")
 
 KERNEL = """__global__ void k(const float* N, float* P, int n) {
@@ -76,7 +76,7 @@ class CompileSandboxed(unittest.TestCase):
         kernel = self.dir / "tree" / "kernel.cu"
         p, _, _ = self.compile(KERNEL)
         self.assertEqual(p.returncode, 0)
-        from halo import sandbox
+        from halo.core import sandbox
         if sandbox.probe()[0] != "bubblewrap":
             self.skipTest("bubblewrap cannot start here")
         status, output = sandbox.run(["/bin/cat", str(readme)], read_only=[str(kernel)], writable=[str(self.dir)])

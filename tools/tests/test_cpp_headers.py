@@ -6,8 +6,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo.chapter_data import load_chapter
-from halo.cpp_header import emit_defines, emit_header
+from halo.core.chapter_data import load_chapter
+from halo.core.cpp_header import emit_defines, emit_header
 
 from .helpers import REPO_ROOT
 

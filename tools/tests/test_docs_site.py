@@ -21,9 +21,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
-from halo import docs_site, pydeps
-from halo.chapter_data import load_chapter
-from halo.lesson import render_lesson
+from halo.site import docs_site
+from halo.core import pydeps
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 from tests.test_handout import html_text, key_problems, leaks, solution_lines
 
@@ -159,7 +160,7 @@ class BuildTest(unittest.TestCase):
                 self.assertIn(f"{docs_site.FIGURES}/{p.name}", pages)
 
     def test_each_measured_heat_map_is_on_its_lesson_page(self):
-        from halo.figures_heatmap import heatmap_entries, heatmap_slug
+        from halo.site.figures_heatmap import heatmap_entries, heatmap_slug
         folder = site(self, "student")
         entries = heatmap_entries(REPO_ROOT / docs_site.HEATMAPS)
         self.assertGreaterEqual(len(entries), 5)
@@ -355,7 +356,8 @@ class TileFigures2DTest(unittest.TestCase):
 
 class ErrataTest(unittest.TestCase):
     def test_every_entry_is_confirmed_by_something_the_grader_checks_and_the_names_resolve(self):
-        from halo import handout, wrong_kernels
+        from halo.course import handout
+        from halo.dev import wrong_kernels
         entries = handout.load_errata(CHAPTER)
         self.assertGreaterEqual(len(entries), 10)
         for e in entries:
@@ -376,7 +378,7 @@ class ErrataTest(unittest.TestCase):
                         self.assertIn(f'TEST_CASE("{c["name"]}"', sources)
 
     def test_an_unknown_wrong_kernel_is_refused(self):
-        from halo import handout
+        from halo.course import handout
         e = dict(handout.load_errata(CHAPTER)[1])
         e["confirmed_by"] = [dict(e["confirmed_by"][0], name="no such mistake")]
         with self.assertRaises(handout.HandoutError) as caught:
@@ -384,7 +386,7 @@ class ErrataTest(unittest.TestCase):
         self.assertIn("no such mistake", str(caught.exception))
 
     def test_the_errata_page_shows_book_correction_code_and_confirmation(self):
-        from halo import handout
+        from halo.course import handout
         for edition in docs_site.EDITIONS:
             page = html_text((site(self, edition) / "errata.html").read_text(encoding="utf-8"))[0]
             for e in handout.load_errata(CHAPTER):
@@ -406,7 +408,7 @@ class ErrataTest(unittest.TestCase):
         self.assertIn("int tileRow = int(threadIdx.y) - r + fRow;", student)
 
     def test_the_student_errata_page_gives_no_answer_away(self):
-        from halo import handout
+        from halo.course import handout
         student = (source("student") / "errata.md").read_text(encoding="utf-8")
         instructor = (source("instructor") / "errata.md").read_text(encoding="utf-8")
         asked = set()

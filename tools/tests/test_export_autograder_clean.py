@@ -13,8 +13,8 @@ import unittest
 import zipfile
 from pathlib import Path
 
-from halo import export_autograder
-from halo.regions import solution_regions
+from halo.course import export_autograder
+from halo.core.regions import solution_regions
 
 from .helpers import REPO_ROOT
 
@@ -156,15 +156,15 @@ class AutograderZipFromHead(unittest.TestCase):
             self.assertEqual(z.read(f"halo/{STUB}").decode(), committed)
 
     def test_other_changes_warn_and_the_zip_holds_the_committed_version(self):
-        tool = self.clone / "tools" / "halo" / "results.py"
+        tool = self.clone / "tools" / "halo" / "core" / "results.py"
         committed = tool.read_bytes()
         tool.write_text("# an edit nobody committed\n")
         status, err = export(self.clone, self.out)
         self.assertEqual(status, 0, err)
-        self.assertIn("tools/halo/results.py", err)
+        self.assertIn("tools/halo/core/results.py", err)
         self.assertIn("committed version", err)
         with zipfile.ZipFile(self.out) as z:
-            self.assertEqual(z.read("halo/tools/halo/results.py"), committed)
+            self.assertEqual(z.read("halo/tools/halo/core/results.py"), committed)
 
     def test_an_untracked_file_is_not_in_the_zip(self):
         (self.clone / "grader" / "include" / "halo" / "untracked.hpp").write_text("// never committed\n")

@@ -12,9 +12,9 @@ import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
-from halo import export_autograder
-from halo.export_classroom import apt_packages
-from halo.export_gradescope import NOT_RUN_ON_GPU, split_points, to_gradescope, validate
+from halo.course import export_autograder
+from halo.course.export_classroom import apt_packages
+from halo.course.export_gradescope import NOT_RUN_ON_GPU, split_points, to_gradescope, validate
 
 from .helpers import REPO_ROOT, result_test, section_result
 
@@ -321,7 +321,7 @@ class AutograderZip(unittest.TestCase):
 
     def test_setup_installs_every_package_the_toolchain_can_ask_for(self):
         wanted = set(re.findall(r'tc\.missing\.append\(\(.*?, "([a-z0-9.+-]+)"\)\)',
-                                (REPO_ROOT / "tools" / "halo" / "toolchain.py").read_text()))
+                                (REPO_ROOT / "tools" / "halo" / "core" / "toolchain.py").read_text()))
         self.assertGreaterEqual(len(wanted), 5)
         self.assertEqual(wanted - set(apt_packages()), set())
         self.assertIn("python3-pip", apt_packages())
@@ -334,7 +334,7 @@ class AutograderZip(unittest.TestCase):
             modes = {i.filename: (i.external_attr >> 16) for i in z.infolist()}
         self.assertGreater(count, 50)
         for name in ("setup.sh", "run_autograder", "halo/workbook", "halo/chapters/manifest.toml",
-                     "halo/tools/halo/autograder/take_submission.py", "halo/tools/halo/export_gradescope.py"):
+                     "halo/tools/halo/course/autograder/take_submission.py", "halo/tools/halo/course/export_gradescope.py"):
             self.assertIn(name, names)
         for name in ("setup.sh", "run_autograder", "halo/workbook"):
             self.assertTrue(modes[name] & stat.S_IXUSR, name)

@@ -1,7 +1,7 @@
 """The expression language: what it accepts, what it rejects, and what it computes."""
 import unittest
 
-from halo.expressions import (ExpressionError, calls_used, conv1d, evaluate, format_number,
+from halo.core.expressions import (ExpressionError, calls_used, conv1d, evaluate, format_number,
                               format_value, names_used, to_cpp)
 
 

@@ -3,7 +3,7 @@ memory error comes before the wrong values it explains; a named misconception be
 wrong values; doctest's whole output splits into its failing test cases."""
 import unittest
 
-from halo.failure_groups import doctest_failures, group
+from halo.core.failure_groups import doctest_failures, group
 
 OUTPUT = """backend: cpu
 ===============================================================================

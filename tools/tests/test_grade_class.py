@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo.chapter_data import load_chapter
+from halo.core.chapter_data import load_chapter
 from halo.course import assignment, class_harness, class_submission, class_submissions, feedback, gradebook
 
 from .helpers import REPO_ROOT

@@ -13,9 +13,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo import handout, pydeps, regions
-from halo.chapter_data import load_chapter
-from halo.lesson import render_lesson
+from halo.course import handout
+from halo.core import pydeps, regions
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 CHAPTER = load_chapter(REPO_ROOT)
@@ -355,7 +356,7 @@ class ContentTest(unittest.TestCase):
             self.assertNotIn("{{", instructor)
 
     def test_common_mistakes_are_the_known_wrong_kernels(self):
-        from halo import wrong_kernels
+        from halo.dev import wrong_kernels
         for s in CHAPTER.sections:
             text = handout.render_markdown(CHAPTER, [s.id], "instructor")
             for w in wrong_kernels.load(REPO_ROOT, s):

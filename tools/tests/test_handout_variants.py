@@ -7,8 +7,9 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from halo import answers, handout, variants
-from halo.chapter_data import load_chapter
+from halo.core import answers, variants
+from halo.course import handout
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 SECRET = "test-course-secret"

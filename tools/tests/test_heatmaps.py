@@ -8,8 +8,8 @@ import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from halo import figures_heatmap as fh
-from halo.chapter_data import load_chapter
+from halo.site import figures_heatmap as fh
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 RESULTS = REPO_ROOT / "docs" / "results" / "cpu-load-heatmaps.json"

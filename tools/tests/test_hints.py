@@ -8,8 +8,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo import cli, hints
-from halo.chapter_data import load_chapter
+from halo import cli
+from halo.student import hints
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT, make_chapter
 
 CHAPTER = load_chapter(REPO_ROOT)

@@ -4,8 +4,8 @@ and the book cannot drift apart."""
 import re
 import unittest
 
-from halo.chapter_data import load_chapter
-from halo.lesson import render_lesson
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 

@@ -3,8 +3,8 @@
 4th edition's per-byte measure is 0.5 OP/B with the mask in constant memory."""
 import unittest
 
-from halo.chapter_data import load_chapter
-from halo.lesson import render_lesson
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 

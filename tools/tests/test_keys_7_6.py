@@ -2,9 +2,9 @@
 import re
 import unittest
 
-from halo import expressions as ex
-from halo.chapter_data import load_chapter
-from halo.lesson import render_lesson
+from halo.core import expressions as ex
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 

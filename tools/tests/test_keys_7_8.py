@@ -5,9 +5,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo.answers import check_question
-from halo.chapter_data import load_chapter
-from halo.lesson import render_lesson
+from halo.core.answers import check_question
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 

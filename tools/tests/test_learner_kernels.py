@@ -3,8 +3,9 @@ known message key), and the verdict check fails a right kernel that failed, a wr
 passed, and a wrong kernel whose first failure has another key."""
 import unittest
 
-from halo import learner_kernels, message_keys
-from halo.chapter_data import load_chapter
+from halo.dev import learner_kernels
+from halo.core import message_keys
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 DOCTEST_FAILURE = """backend: cpu

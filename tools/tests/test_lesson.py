@@ -4,9 +4,9 @@ import re
 import shutil
 import unittest
 
-from halo import expressions as ex
-from halo.chapter_data import load_chapter
-from halo.lesson import LessonError, lesson_context, render_lesson, render_text
+from halo.core import expressions as ex
+from halo.core.chapter_data import load_chapter
+from halo.student.lesson import LessonError, lesson_context, render_lesson, render_text
 from tests.helpers import REPO_ROOT, make_chapter
 
 try:

@@ -3,7 +3,7 @@ away solution code."""
 import re
 import unittest
 
-from halo.chapter_data import ChapterError, load_chapter
+from halo.core.chapter_data import ChapterError, load_chapter
 from tests.helpers import REPO_ROOT, make_chapter
 
 SECTION = "[formulas.one]\nparams = []\nexpr = '1'\n"

@@ -1,13 +1,13 @@
 """grader/redteam/: the red-team suite's manifest is well-formed and covers issue 13's list
-(no builds: the runner itself is tools/halo/redteam.py, run by ./workbook redteam)."""
+(no builds: the runner itself is tools/halo/dev/redteam.py, run by ./workbook redteam)."""
 import re
 import shutil
 import tempfile
 import unittest
 from pathlib import Path
 
-from halo import redteam
-from halo.chapter_data import load_chapter
+from halo.dev import redteam
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 try:
@@ -90,7 +90,7 @@ class RealManifest(unittest.TestCase):
                     self.assertLessEqual(stub, set(signature.findall(p.read_text())))
 
     def test_variant_files_carry_the_redteam_secret(self):
-        from halo import variants
+        from halo.core import variants
         fingerprint = variants.secret_fingerprint(redteam.COURSE_SECRET)
         for a in self.attacks:
             if a["technique"] == "variant-copying":

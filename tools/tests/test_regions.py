@@ -3,7 +3,7 @@ mistake is reported as `file:line: what`. The real solutions/ tree must not leak
 import re
 import unittest
 
-from halo.regions import DEFAULT_PROMPT, RegionError, make_stub, solution_regions
+from halo.core.regions import DEFAULT_PROMPT, RegionError, make_stub, solution_regions
 from tests.helpers import REPO_ROOT
 
 WITH_PROMPT = """\

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from unittest import mock
 
-from halo import progress, results
+from halo.core import progress, results
 
 
 class Tty(io.StringIO):

@@ -7,8 +7,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo import cli, reset, sync
-from halo.chapter_data import load_chapter
+from halo import cli
+from halo.student import reset
+from halo.core import sync
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 FOLDER = "7.2-basic-1d"

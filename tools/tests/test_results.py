@@ -6,7 +6,7 @@ import unittest
 from pathlib import Path
 from types import SimpleNamespace
 
-from halo.results import answers_cell, collect, failure_message, parse_name, passed, read_junit, read_loads
+from halo.core.results import answers_cell, collect, failure_message, parse_name, passed, read_junit, read_loads
 
 DOCTEST_OUTPUT = """\
 [doctest] doctest version is "2.4.11"
@@ -257,7 +257,7 @@ class Advice(unittest.TestCase):
         import tempfile
         from pathlib import Path
 
-        from halo.results import mark_advised, read_advice
+        from halo.core.results import mark_advised, read_advice
         with tempfile.TemporaryDirectory() as d:
             folder = Path(d, "advice")
             folder.mkdir()

@@ -10,8 +10,10 @@ import time
 import unittest
 from pathlib import Path
 
-from halo import cli, results, status
-from halo.chapter_data import load_chapter
+from halo import cli
+from halo.core import results
+from halo.student import status
+from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
 CHAPTER = load_chapter(REPO_ROOT)

@@ -8,9 +8,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo import sync
-from halo.chapter_data import load_chapter
-from halo.regions import make_stub
+from halo.core import sync
+from halo.core.chapter_data import load_chapter
+from halo.core.regions import make_stub
 from tests.helpers import REPO_ROOT
 
 FOLDER = "7.2-basic-1d"

@@ -5,7 +5,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo import test_list
+from halo.core import test_list
 
 SOURCE = '''TEST_CASE("7.2 a / correct / both") { }
 #if defined(HALO_BACKEND_CPU)

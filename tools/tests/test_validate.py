@@ -1,4 +1,4 @@
-"""Kernel-file validation (halo.validate): the reference kernels and ordinary learner code pass,
+"""Kernel-file validation (halo.core.validate): the reference kernels and ordinary learner code pass,
 hostile code is refused with the right construct and line, by the source layer where it can see
 the construct and by the IR layer where macros hide it."""
 import io
@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from halo import validate
+from halo.core import validate
 from tests.helpers import REPO_ROOT
 
 needs_clang = unittest.skipUnless(validate.find_clang(), "clang++ is not installed")
@@ -486,8 +486,8 @@ class IrLayer(KernelFiles, unittest.TestCase):
     def test_the_known_wrong_kernels_are_clean(self):
         # grader/wrong/*.toml: the common mistakes, one-line changes to the reference kernels,
         # which `./workbook check` builds; validation must let every one through.
-        from halo import wrong_kernels
-        from halo.chapter_data import load_chapter
+        from halo.dev import wrong_kernels
+        from halo.core.chapter_data import load_chapter
         kernels = []
         for section in load_chapter(REPO_ROOT).sections:
             for k, wrong in enumerate(wrong_kernels.load(REPO_ROOT, section)):

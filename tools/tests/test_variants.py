@@ -10,10 +10,11 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from halo import cli, variants
-from halo.answers import answers_template, check_file, check_question, parse_answers
-from halo.chapter_data import ChapterError, load_chapter
-from halo.tomlcompat import loads_toml
+from halo import cli
+from halo.core import variants
+from halo.core.answers import answers_template, check_file, check_question, parse_answers
+from halo.core.chapter_data import ChapterError, load_chapter
+from halo.core.tomlcompat import loads_toml
 from tests.helpers import REPO_ROOT, make_chapter
 
 SECRET = "course secret for the tests"
@@ -64,8 +65,8 @@ class Picking(unittest.TestCase):
 
     def test_same_parameters_in_other_processes(self):
         mine = repr(sorted(variants.chapter_params(self.chapter, "alice", SECRET).items()))
-        code = ("import sys; from pathlib import Path; from halo import variants; "
-                "from halo.chapter_data import load_chapter; "
+        code = ("import sys; from pathlib import Path; from halo.core import variants; "
+                "from halo.core.chapter_data import load_chapter; "
                 "c = load_chapter(Path(sys.argv[1])); "
                 "print(repr(sorted(variants.chapter_params(c, 'alice', sys.argv[2]).items())))")
         for hash_seed in ("1", "2", "random"):

@@ -13,7 +13,7 @@ import time
 import unittest
 from pathlib import Path
 
-from halo import watch
+from halo.student import watch
 from tests.helpers import REPO_ROOT
 
 KERNEL = Path("exercises") / "7.2-basic-1d" / "convolution_1d_basic.cu"
@@ -208,7 +208,7 @@ class Trim(unittest.TestCase):
         self.assertIn("more lines", " ".join(lines))
 
     def test_command(self):
-        from halo.chapter_data import load_chapter
+        from halo.core.chapter_data import load_chapter
         chapter = load_chapter(REPO_ROOT)
         sections = [chapter.section("7.2"), chapter.section("7.4")]
         self.assertEqual(watch.grade_command(REPO_ROOT, sections)[1:],

@@ -8,8 +8,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from halo.chapter_data import load_chapter
-from halo.wrong_kernels import WrongKernel, WrongKernelError, load, write_tree
+from halo.core.chapter_data import load_chapter
+from halo.dev.wrong_kernels import WrongKernel, WrongKernelError, load, write_tree
 from tests.helpers import REPO_ROOT
 
 FOLDER = "7.2-basic-1d"

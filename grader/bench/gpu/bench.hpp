@@ -1,6 +1,6 @@
 // Halo GPU benchmarks: what every part of the benchmark program shares.
 //
-// `./workbook bench` builds this folder with nvcc (tools/halo/bench_gpu.py drives the build;
+// `./workbook bench` builds this folder with nvcc (tools/halo/bench/bench_gpu.py drives the build;
 // run.sh is the same thing as one command) and runs every registered kernel at a size that
 // fills the GPU: 2^26 floats in 1D, 8192 x 8192 in 2D, masks 3, 5, 7 and 9 wide. For each
 // kernel and mask it first validates (fresh random inputs, output poisoned, a sample of

@@ -1,5 +1,5 @@
 // The benchmark program: device query, inputs, the copy baseline, then every registered entry
-// at every mask: validate, then time. Usage (tools/halo/bench_gpu.py passes these):
+// at every mask: validate, then time. Usage (tools/halo/bench/bench_gpu.py passes these):
 //   halo_bench_gpu --json FILE [--mode reference|student] [--warmup N] [--runs N]
 //                  [--masks 3,5,7,9] [--width-1d N] [--size-2d W] [--height-2d H]
 // Exit status: 0 measured; 77 no CUDA device (nothing timed); 3 a reference entry failed

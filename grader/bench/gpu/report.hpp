@@ -1,5 +1,5 @@
 // What a run measured: a progress line per measurement, and the raw JSON that
-// tools/halo/bench_gpu.py turns into the table, the JSON and the Markdown of docs/results/.
+// tools/halo/bench/bench_gpu.py turns into the table, the JSON and the Markdown of docs/results/.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@ the kernels) with the benchmark program's protocol: CUDA events, warm-up, median
 L2 flushed before each run by writing a buffer twice its size; and a device-to-device copy of
 the same bytes in this process. Validated first against a float64 conv2d of the same input:
 error relative to the sum of the magnitudes of the terms, within 1e-3 as for cuDNN called
-directly. Writes JSON rows shaped like the benchmark program's. Run by tools/halo/bench_gpu.py:
+directly. Writes JSON rows shaped like the benchmark program's. Run by tools/halo/bench/bench_gpu.py:
     python3 torch_conv2d.py --json OUT --width W --height H --masks 3,5,7,9 --runs R --warmup K --seed S
 """
 import argparse

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..chapter_data import VISIBILITIES
-from ..tomlcompat import TOMLDecodeError, load_toml
+from ..core.chapter_data import VISIBILITIES
+from ..core.tomlcompat import TOMLDecodeError, load_toml
 
 COURSE_FILE = "course.toml"
 # What a student release carries instead: its one assignment, without the secret.

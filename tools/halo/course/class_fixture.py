@@ -15,7 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
-from .. import wrong_kernels
+from ..dev import wrong_kernels
 from . import variant_answers
 from .class_harness import write_committed_stubs
 

@@ -16,10 +16,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import build, test_list
-from ..export_autograder import committed_files
+from ..core import build, test_list
+from .export_autograder import committed_files
 
-LAUNCHER = Path(__file__).resolve().parents[1] / "compile_sandboxed.py"
+LAUNCHER = Path(__file__).resolve().parents[1] / "core" / "compile_sandboxed.py"
 
 
 class HarnessError(Exception):

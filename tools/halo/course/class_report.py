@@ -11,7 +11,7 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 
-from ..failure_groups import group
+from ..core.failure_groups import group
 
 # Words kept as they are when kernels are compared: C++ keywords and types, the CUDA dialect and
 # the chapter's given names. Every other identifier is a name the student chose.

@@ -18,9 +18,9 @@ import threading
 import time
 from pathlib import Path
 
-from .. import answers_phase, results
-from ..grade import assemble
-from ..message_keys import key_and_line
+from ..core import answers_phase, results
+from ..student.grade import assemble
+from ..core.message_keys import key_and_line
 from .class_harness import LAUNCHER
 
 TEST_SECONDS = 120   # what CTest allows one test (HALO_TEST_TIMEOUT in HaloSections.cmake)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import html
 
-from .. import results as halo_results
-from ..failure_groups import group
+from ..core import results as halo_results
+from ..core.failure_groups import group
 
 MESSAGE_LINES = 12   # lines of one failure message kept in the feedback
 LOAD_ROWS = 12       # rows of one load report kept

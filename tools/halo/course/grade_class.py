@@ -26,7 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-from .. import export_autograder, sandbox, toolchain, variants
+from . import export_autograder
+from ..core import sandbox, toolchain, variants
 from . import class_report, class_submission, feedback, gradebook
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness

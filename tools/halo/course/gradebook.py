@@ -8,8 +8,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .. import export_gradescope
-from ..message_keys import key_and_line
+from . import export_gradescope
+from ..core.message_keys import key_and_line
 from .assignment import section_points
 
 

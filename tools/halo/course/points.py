@@ -17,7 +17,7 @@ assignment's, with its points), never from test code:
 """
 from dataclasses import dataclass
 
-from .. import results as halo_results
+from ..core import results as halo_results
 
 CPU_KINDS = ("correct", "loads", "diagnostics")
 NOT_RUN_ON_GPU = "not run: no GPU on the grading machine"

@@ -30,8 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import export_autograder
-from ..chapter_data import ChapterError, load_chapter
+from . import export_autograder
+from ..core.chapter_data import ChapterError, load_chapter
 from . import assignment as assignments
 from . import release_files, release_guard, release_leaks
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import export_autograder
+from . import export_autograder
 from . import release
 
 SECTIONS = ("7.2", "7.4")

@@ -18,10 +18,10 @@ import copy
 import json
 import re
 
-from .. import expressions as ex
-from ..lesson import PLACEHOLDER
-from ..tomlcompat import TOMLDecodeError, loads_toml
-from ..export_autograder import excluded
+from ..core import expressions as ex
+from ..student.lesson import PLACEHOLDER
+from ..core.tomlcompat import TOMLDecodeError, loads_toml
+from .export_autograder import excluded
 from . import release_readme, release_toml
 from .assignment import RELEASE_FILE, to_toml
 from .release_leaks import GIVEN

@@ -6,7 +6,7 @@ import datetime
 import shutil
 from pathlib import Path
 
-from .. import answers, variants
+from ..core import answers, variants
 
 
 def write_variant_answers(chapter, students, out, secret: str = "", force: bool = False,

@@ -8,7 +8,7 @@
 //    on one OS thread, so they see one copy, and blocks on other cores see their own. Each comes
 //    after 64 guard bytes of its own, so that an index just outside one array lands in no other
 //    and is reported against it; `extern __shared__` arrays all name the runtime's dynamic
-//    shared memory (tools/halo/extern_shared.py rewrites their declarations);
+//    shared memory (tools/halo/core/extern_shared.py rewrites their declarations);
 //  - __constant__ variables live in one linker section, so the instrumentation recognises a
 //    read of constant memory by its address alone;
 //  - threadIdx & co. are calls into the runtime (not variables) so that reading them is not

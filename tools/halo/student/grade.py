@@ -1,0 +1,144 @@
+"""`./workbook grade [SECTION...]`: builds the student's tree, runs its tests, prints a table
+per section and writes results.json. Exit status 0 only when everything selected passes."""
+import dataclasses
+import os
+import random
+import shutil
+import sys
+from pathlib import Path
+
+from ..core import answers_phase, build, progress, results, sandbox, test_list, toolchain
+from ..course.assignment import whole_chapter
+
+
+def _label_regex(ids):
+    return "^(" + "|".join(i.replace(".", r"\.") for i in ids) + ")$"
+
+
+def _link_compile_commands(root, build_dir):
+    """Editors look for compile_commands.json at the project root; point it at this build
+    unless something is already there."""
+    link = root / "compile_commands.json"
+    if not link.exists() and not link.is_symlink():
+        try:
+            link.symlink_to(build_dir / "compile_commands.json")
+        except OSError:
+            pass  # a read-only or link-less file system: editors can be pointed at the build
+
+
+def _expected_tests(root, sections):
+    """The kernel tests each graded section must report, from the grader's own sources."""
+    names = []
+    for s in sections:
+        if s.kernels:
+            for source in sorted((Path(root) / "grader" / "sections" / s.folder).glob("*.cpp")):
+                names += test_list.test_names(source, "cpu")
+    return names
+
+
+def assemble(chapter, sections, tests, expected, report_dir, failures, seed, exercises, isolation, student):
+    """A grade run's results from its test records (kernel tests and answers): an expected test
+    with no record fails, advice is attached, and the reports of `report_dir` are read. The one
+    way results are made, whether by `grade` (CTest) or `grade-class` (its own runner)."""
+    tests = tests + results.missing_results(expected, tests)
+    results.mark_advised(tests, report_dir)
+    res = results.collect(chapter, sections, tests, results.read_loads(report_dir), failures, seed, exercises,
+                          isolation, results.read_advice(report_dir))
+    res["student"] = student
+    return res
+
+
+def _points_line(chapter, assignment, res):
+    """What the run scores out of the assignment (its sections, its points), as an LMS would."""
+    from ..course import gradebook
+    graded = [s for s in assignment.sections if s.id in res["sections"]]
+    if not graded or not any(sum(s.points.values()) for s in graded):
+        return None
+    part = dataclasses.replace(assignment, sections=graded)
+    sc = gradebook.scores(res, chapter, part)
+    got, worth = sum(g for g, _ in sc.values()), sum(w for _, w in sc.values())
+    name = "the whole chapter" if assignment.whole_chapter else f"assignment {assignment.name}"
+    of = "" if len(graded) == len(assignment.sections) else f" (the {len(graded)} of its {len(assignment.sections)} " \
+                                                             "sections graded here)"
+    sent = sum(results.answers_elsewhere(res["sections"][s.id]) for s in graded)
+    later = f" The {sent} answers your course's autograder checks are not counted here." if sent else ""
+    return f"Points: {got:g} of {worth:g}, scored as {name} scores them{of}.{later}"
+
+
+def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
+    root = Path(root)
+    if assignment is None:
+        assignment = whole_chapter(chapter)
+    # Without SECTION, the assignment's sections (a release or a course file names them).
+    sections = [chapter.section(s) for s in selected] if selected else \
+        [chapter.section(s.id) for s in assignment.sections]
+    exercises = Path(exercises).resolve() if exercises else root / "exercises"
+    for s in sections:
+        if not (exercises / s.folder).is_dir():
+            print(f"halo: {exercises / s.folder} does not exist; --exercises must point at a tree shaped like exercises/",
+                  file=sys.stderr)
+            return 2
+    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "grade"
+
+    tc = toolchain.ensure()
+    if gpu and not tc.nvcc:
+        print("halo: --gpu needs nvcc (the CUDA toolkit); grading on the CPU backend only", file=sys.stderr)
+        gpu = False
+    extra = {"HALO_GPU_TESTS": "ON" if gpu else "OFF"}
+    if gpu:
+        extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
+    if not build.configure(root, build_dir, tc, "grade", exercises, extra=extra):
+        return 2
+    if exercises == root / "exercises":  # the student's own tree; grading another leaves no trace
+        _link_compile_commands(root, build_dir)
+
+    failures = {}
+    for s in sections:
+        if not s.kernels:
+            continue  # questions only: nothing to build
+        sid = s.id.replace(".", "_")
+        targets = [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
+        with progress.Progress(f"building {s.id} {s.slug}"):
+            failed = build.build_targets(tc, build_dir, targets)
+        if failed:
+            failures[s.id] = "\n".join(failed.values())
+            # The last good program must not be graded in place of the broken source: without
+            # it, every test of the section fails, saying the kernel file did not compile.
+            for t in failed:
+                (build_dir / "grader" / t).unlink(missing_ok=True)
+
+    report_dir = build_dir / "report"
+    shutil.rmtree(report_dir, ignore_errors=True)
+    report_dir.mkdir(parents=True)
+    seed = os.environ.get("HALO_SEED") or str(random.randrange(10**9))
+    found = sandbox.announce("your kernels run")
+    if found is None:
+        return 2
+    isolation, why = found
+    print(f"running the tests (HALO_SEED={seed} replays these inputs)...", flush=True)
+    # Answers last: some are compared with what this run's kernel tests measured. HALO_SANDBOX
+    # pins the isolation found here: a judge that cannot start it fails rather than run weaker.
+    env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed, "HALO_SANDBOX": isolation}
+    junit = report_dir / "junit-kernels.xml"
+    with progress.Progress("running the kernels tests") as p:
+        # The course secret is for the answers checker only; the submission's identity too.
+        build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
+                        extra=["-L", _label_regex([s.id for s in sections]), "-LE",
+                               "^answers$" if gpu else "^(answers|gpu)$"],
+                        drop=("HALO_COURSE_SECRET", "HALO_STUDENT"))
+    tests = results.read_junit(junit)
+    with progress.Progress("checking the answers"):
+        answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
+    results.write_junit(tests + answered, build_dir / "junit.xml")
+    res = assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
+                   exercises, {"mode": isolation, "note": why}, student)
+    results.save(res, build_dir / "results.json")
+    results.print_failures(res)
+    results.print_summary(res)
+    points = _points_line(chapter, assignment, res)
+    if points:
+        print(points)
+    ok = results.passed(res)
+    print(f"\n{'Everything passes.' if ok else 'Not everything passes yet.'} "
+          f"Details: {os.path.relpath(build_dir / 'results.json')} (JUnit: {os.path.relpath(build_dir / 'junit.xml')})")
+    return 0 if ok else 1
