@@ -86,6 +86,32 @@ class Answers(unittest.TestCase):
         self.assertEqual(check_file(self.chapter, "7.2", path), [str(ctx.exception)])
         self.assertEqual(check_question(self.chapter, "7.2", "exercise1_p0", path).status, "invalid")
 
+    def test_a_fraction_gets_the_decimal_to_write(self):
+        text = self.blank().replace('loads_first_block = ""', "loads_first_block = 1408/138")
+        path = self.write(text)
+        with self.assertRaises(AnswersError) as ctx:
+            parse_answers(path)
+        self.assertEqual(str(ctx.exception), f"{path}:{self.line_of(text, 'loads_first_block')}: loads_first_block = "
+                         "1408/138 is arithmetic, and an answers file holds numbers: write the decimal value, e.g. "
+                         "loads_first_block = 10.20")
+        # Not every syntax error is arithmetic: two numbers side by side keep the parser's words.
+        path = self.write(self.blank().replace('loads_first_block = ""', "loads_first_block = 1277 1278"))
+        with self.assertRaises(AnswersError) as ctx:
+            parse_answers(path)
+        self.assertNotIn("arithmetic", str(ctx.exception))
+
+    def test_the_books_misprint_is_named(self):
+        from halo.core.answers import answers_template as template
+        key = template(self.chapter, "7.4", with_key=True)
+        book = self.chapter.examples["book_reduction_ratios"].fields["blockDim_128"]
+        line = next(x for x in key.splitlines() if x.startswith("ratio_internal_b128 ="))
+        path = self.write(key.replace(line, f"ratio_internal_b128 = {book}"))
+        v = check_question(self.chapter, "7.4", "ratio_internal_b128", path)
+        self.assertEqual(v.status, "wrong")
+        self.assertIn("is the book's misprint, not the right value; see the errata of section 7.4", v.message)
+        path = self.write(key.replace(line, "ratio_internal_b128 = 9.99"))
+        self.assertIn("which is not right", check_question(self.chapter, "7.4", "ratio_internal_b128", path).message)
+
     def test_string_answer_is_invalid_with_its_line(self):
         text = self.blank().replace('exercise4_ghost_cells = ""', 'exercise4_ghost_cells = "8"')
         v = self.verdict("exercise4_ghost_cells", text)

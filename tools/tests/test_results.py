@@ -272,3 +272,22 @@ class Advice(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PrintFailures(unittest.TestCase):
+    def test_an_answers_file_that_does_not_parse_is_said_once(self):
+        import contextlib
+        import io
+        from halo.core.results import print_failures
+        detail = "exercises/7.2-basic-1d/answers.toml:4: Invalid value"
+        tests = [{"name": f"7.2 basic-1d / answers / q{k}", "section": "7.2", "kind": "answers", "status": "failed",
+                  "message": f"q{k}: invalid\n{detail}"} for k in range(12)]
+        tests.append({"name": "7.2 basic-1d / answers / q12", "section": "7.2", "kind": "answers", "status": "failed",
+                      "message": "q12: wrong\nanswers.toml:9: q12 = 3, which is not right"})
+        results = {"tests": tests, "sections": {"7.2": {"build": "ok"}}}
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            print_failures(results)
+        lines = [line for line in out.getvalue().splitlines() if line.startswith("FAILED")]
+        self.assertEqual(len(lines), 2, out.getvalue())
+        self.assertIn("(and 11 more answers tests: the same cause): " + detail, lines[0])
+        self.assertIn("q12 = 3, which is not right", lines[1])

@@ -5,6 +5,7 @@ learning CUDA, not TOML. A wrong answer never reveals the expected value.
 """
 from __future__ import annotations
 
+import ast
 import datetime
 import difflib
 import json
@@ -157,8 +158,29 @@ def parse_answers(path) -> ParsedAnswers:
         if not m:
             raise AnswersError(f"{shown}: {e}") from None
         line = m.group("line") or text.count("\n") + (0 if text.endswith("\n") else 1)
-        raise AnswersError(f"{shown}:{line}: {m.group('what')}") from None
+        arithmetic = _arithmetic_answer(text.splitlines()[int(line) - 1] if int(line) <= text.count("\n") + 1 else "")
+        raise AnswersError(f"{shown}:{line}: {arithmetic or m.group('what')}") from None
     return ParsedAnswers(shown, values, _key_lines(text, values), _dotted_lines(text))
+
+
+_ARITHMETIC = re.compile(r"^[ \t]*([A-Za-z0-9_]+)[ \t]*=[ \t]*([0-9.eE \t()+\-*/]*[*/+][0-9.eE \t()+\-*/]*?)[ \t]*(#.*)?$")
+
+
+def _arithmetic_answer(line: str) -> Optional[str]:
+    """What to say for `key = 1408/138`: TOML holds numbers, not sums; the decimal to write instead."""
+    m = _ARITHMETIC.match(line)
+    if not m or not re.search(r"\d", m.group(2)):
+        return None
+    try:
+        tree = ast.parse(m.group(2).strip(), mode="eval")
+        if not all(isinstance(n, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop))
+                   for n in ast.walk(tree)):
+            return None
+        value = float(eval(compile(tree, "<answer>", "eval"), {"__builtins__": {}}))  # numbers and + - * / only
+    except (SyntaxError, ZeroDivisionError, TypeError, ValueError, OverflowError):
+        return None
+    return (f"{m.group(1)} = {m.group(2).strip()} is arithmetic, and an answers file holds numbers: write the "
+            f"decimal value, e.g. {m.group(1)} = {value:.2f}")
 
 
 _TABLE_HEADER = re.compile(r"""^[ \t]*\[\[?[ \t]*([A-Za-z0-9_.\-"' \t]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$""")
@@ -263,6 +285,10 @@ def judge(question, expected, parsed: ParsedAnswers) -> Verdict:
     shown = _toml_value(given)
     if _close(given, expected, question.tolerance):
         return Verdict(RIGHT, f"{where}: {qid} = {shown}, right")
+    book = question.book_value() if question.chapter is not None else None
+    if book is not None and _close(given, book, question.tolerance):
+        return Verdict(WRONG, f"{where}: {qid} = {shown} is the book's misprint, not the right value; see the "
+                              f"errata of section {question.section_id} (./workbook docs, page Errata)")
     return Verdict(WRONG, f"{where}: {qid} = {shown}, which is not right")
 
 

@@ -109,6 +109,9 @@ class Question:
     # one section) get the same picks, so "Same array (n = ...)" stays the same array.
     vary: dict = field(default_factory=dict)
     vary_group: Optional[str] = None
+    # "EXAMPLE.FIELD": the value the book prints for this question where it is misprinted (the
+    # errata say why), so that a student who copies it is told so, not only "not right".
+    book_prints: Optional[str] = None
 
     def with_params(self, params: dict) -> "Question":
         """A copy of the question with some parameters replaced (a student's variant)."""
@@ -130,6 +133,15 @@ class Question:
             if name is not None:
                 out.append(ex.format_value(scope[name]))
         return "".join(out)
+
+    def book_value(self) -> Optional[float]:
+        """The book's misprinted value of this question, for its default parameters; None when the
+        book prints no such value or the question has a student's own parameters."""
+        plain = next((q for q in self.chapter.questions(self.section_id) if q.id == self.id), None)
+        if not self.book_prints or plain is None or self.params != plain.params:
+            return None
+        name, key = self.book_prints.split(".", 1)
+        return float(self.chapter.examples[name].fields[key])
 
     @property
     def withheld(self) -> bool:
@@ -528,7 +540,7 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
         required = {"id", "title", "text"} | (set() if answers_withheld else {"answer"})
         _keys(where, "question", label, raw,
               {"id", "title", "text", "answer", "tolerance", "example", "measurement", "params", "measured_ratio",
-               "vary", "vary_group"},
+               "vary", "vary_group", "book_prints"},
               required)
         for key in sorted(required | ({"answer"} & set(raw))):
             if not isinstance(raw[key], str):
@@ -549,9 +561,14 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
             raise fail("'measured_ratio' should be two load tags, [numerator, denominator]")
         params = _question_params(chapter, raw, fail)
         vary, group = _question_vary(raw, fail)
+        book = raw.get("book_prints")
+        if book is not None:
+            name, _, key = book.partition(".") if isinstance(book, str) else ("", "", "")
+            if not _is_number(chapter.examples.get(name, Example("", "", {}, "")).fields.get(key)):
+                raise fail("'book_prints' should name a number of an example defined before it: \"EXAMPLE.FIELD\"")
         questions.append(Question(qid, raw["title"], raw["text"], params,
                                   raw.get("answer"), tolerance, section_id, chapter, measured_ratio=measured,
-                                  vary=vary, vary_group=group))
+                                  vary=vary, vary_group=group, book_prints=book))
         _check_question(chapter, questions[-1], fail)
         _check_vary(questions[-1], fail)
     _check_vary_groups(questions, where)

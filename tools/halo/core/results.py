@@ -258,13 +258,16 @@ def print_failures(results):
                 print(f"    also: {name}")
             if len(g.names) > 6:
                 print(f"    ... and {len(g.names) - 6} more")
-        unanswered = []
+        unanswered, said = [], {}
         for t in answers:
             lines = t["message"].splitlines()
             if lines and lines[0].endswith(": not answered"):
                 unanswered.append(lines[0].split(":")[0])
-            else:  # wrong or invalid: the line says where and what
-                print(f"FAILED {t['name']}: {lines[1] if len(lines) > 1 else ' '.join(lines)}")
+            else:  # wrong or invalid: the line says where and what (a file that does not parse: once)
+                said.setdefault(lines[1] if len(lines) > 1 else " ".join(lines), []).append(t["name"])
+        for detail, names in said.items():
+            more = f" (and {len(names) - 1} more answers tests: the same cause)" if len(names) > 1 else ""
+            print(f"FAILED {names[0]}{more}: {detail}")
         if unanswered:
             print(f"not answered yet ({sid}): {', '.join(unanswered)}")
 
