@@ -145,10 +145,12 @@ def _parser():
     le.add_argument("section", metavar="SECTION", help="e.g. 7.2")
 
     st = sub.add_parser("status", help="your progress per section, from the last grade run, and what to do next")
-    st.add_argument("--build-dir", metavar="DIR", help="the grade build whose results.json to read (default: build/grade)")
+    st.add_argument("--build-dir", metavar="DIR", help="show only this grade build's last run (results.json); "
+                                                       "default: every section's latest result, whichever run graded it")
 
     hi = sub.add_parser("hint", help="the next hint of a section (hints unfold one at a time)")
-    hi.add_argument("section", metavar="SECTION", help="e.g. 7.4")
+    hi.add_argument("section", metavar="SECTION", nargs="?",
+                    help="e.g. 7.4 (default: the section you are on, as status sees it)")
     hi.add_argument("--all", action="store_true", help="show every hint of the section")
     hi.add_argument("--reset", action="store_true", help="forget which hints of the section you have seen")
 
@@ -225,9 +227,9 @@ def _parser():
                                                      "else course.toml at the repository root)")
     wv.add_argument("--key", action="store_true", help="write the answer keys of the variants instead")
     wv.add_argument("--force", action="store_true", help="replace files that differ (a backup is kept)")
-    cg = isub.add_parser("check-grade-class", help="grade a generated class of 20 submissions; check every verdict")
-    cg.add_argument("--work", required=True, metavar="DIR")
-    cg.add_argument("--jobs", type=int)
+    ct = isub.add_parser("check-term", help="run docs/instructor.md's term (release, exports, grade-class of a "
+                                            "generated class of 20) in a clone; check every verdict")
+    ct.add_argument("--work", required=True, metavar="DIR")
     cr = isub.add_parser("check-release", help="release 7.2 and 7.4; grade the stubs and the reference kernels in it")
     cr.add_argument("--work", required=True, metavar="DIR")
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
@@ -365,9 +367,9 @@ def _internal(root, args):
             if e.name == args.name:
                 return expect_failure.learner_kernel(args.binary, e)
         sys.exit(f"halo: no learner kernel named {args.name!r} in section {args.section}")
-    if args.internal == "check-grade-class":
-        from .course import class_fixture
-        return class_fixture.run_check(root, chapter, args.work, args.jobs)
+    if args.internal == "check-term":
+        from .course import term_check
+        return term_check.run_check(root, chapter, args.work)
     if args.internal == "check-release":
         from .course import release_check
         return release_check.run_check(root, args.work)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from halo import cli
 from halo.core import results
-from halo.student import status
+from halo.student import hints, record, status
 from halo.core.chapter_data import load_chapter
 from tests.helpers import REPO_ROOT
 
@@ -45,7 +45,9 @@ def _kernel_tests(sid, failing=(), message="3 of 7 elements of P are wrong"):
         [_test(sid, "loads", "N and M per block", True)]
 
 
-class Status(unittest.TestCase):
+class Tree(unittest.TestCase):
+    """A copy of chapters/ and exercises/ to fabricate results in."""
+
     def setUp(self):
         tmp = tempfile.TemporaryDirectory(prefix="halo-status-")
         self.addCleanup(tmp.cleanup)
@@ -71,6 +73,9 @@ class Status(unittest.TestCase):
     def row(self, out, sid):
         return next(line for line in out.splitlines() if line.startswith(sid + " "))
 
+
+
+class Status(Tree):
     # ------------------------------------------------------------ no results
 
     def test_no_results_says_to_grade(self):
@@ -184,6 +189,56 @@ class Status(unittest.TestCase):
         self.assertEqual(rc, 0)
         # The copy is as new as the exercise files' copy, or newer: it is read, not "no results".
         self.assertIn("Overall: 1 of 8 sections pass", out.getvalue())
+
+
+
+class Record(Tree):
+    """Every grade run of the student's own tree adds to the record; status reads it."""
+
+    def record_status(self):
+        out = io.StringIO()
+        rc = status.report(self.root, CHAPTER, None, out=out)
+        return rc, out.getvalue()
+
+    def grade_run(self, tests, sections, exercises=None, at=None):
+        res = results.collect(CHAPTER, [CHAPTER.section(s) for s in sections], tests, {}, {}, "1",
+                              exercises or self.root / "exercises")
+        return record.save_run(self.root, res, now=at or time.time() + 5)
+
+    def test_a_run_of_one_section_keeps_the_others(self):
+        self.assertTrue(self.grade_run(_kernel_tests("7.2") + _answers("7.2"), ["7.2"]))
+        self.assertTrue(self.grade_run(_kernel_tests("7.4", failing=("width 2^20",)) + _answers("7.4"), ["7.4"]))
+        rc, out = self.record_status()
+        self.assertEqual(rc, 0)
+        self.assertTrue(self.row(out, "7.2").endswith("PASS"), out)
+        self.assertTrue(self.row(out, "7.4").endswith("not yet"), out)
+        self.assertIn("Next: 7.4: fix 'width 2^20' first", out)
+        # Graded again, 7.4 replaces only itself.
+        self.grade_run(_kernel_tests("7.4") + _answers("7.4"), ["7.4"])
+        _, out = self.record_status()
+        self.assertTrue(self.row(out, "7.2").endswith("PASS") and self.row(out, "7.4").endswith("PASS"), out)
+
+    def test_grading_another_tree_leaves_the_students_record_alone(self):
+        self.grade_run(_kernel_tests("7.2") + _answers("7.2"), ["7.2"])
+        before = record.record_path(self.root).read_text()
+        self.assertFalse(self.grade_run(_kernel_tests("7.2", failing=("width 2^20",)), ["7.2"],
+                                  exercises=self.root / "submissions" / "alice"))
+        self.assertEqual(record.record_path(self.root).read_text(), before)
+
+    def test_an_edit_after_a_sections_run_says_so(self):
+        self.grade_run(_kernel_tests("7.4") + _answers("7.4"), ["7.4"], at=time.time() - 100)
+        kernel = self.root / "exercises" / "7.4-tiled-1d" / "convolution_1d_tiled.cu"
+        os.utime(kernel, (time.time(), time.time()))
+        _, out = self.record_status()
+        self.assertTrue(self.row(out, "7.4").endswith("PASS (edited since)"), out)
+
+    def test_hint_without_a_section_takes_the_one_the_student_is_on(self):
+        self.grade_run(_kernel_tests("7.1") + _answers("7.1"), ["7.1"])
+        self.grade_run(_kernel_tests("7.2", failing=("width 2^20",)) + _answers("7.2"), ["7.2"])
+        self.assertEqual(status.current_section(self.root, CHAPTER).id, "7.2")
+        out = io.StringIO()
+        hints.run(self.root, CHAPTER, None, path=self.root / "hints.json", out=out)
+        self.assertIn("hints of 7.2, the section you are on", out.getvalue())
 
 
 if __name__ == "__main__":

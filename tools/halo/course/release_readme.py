@@ -72,7 +72,7 @@ def readme(assignment, withheld):
               "5. Commit and push your work: what is pushed is what your course grades.", "",
               "Along the way:", "", "```sh",
               f"./workbook hint {first.id}      # the next hint of a section (they unfold one at a time)",
-              "./workbook status          # where you stand, from the last grade run, and what to do next",
+              "./workbook status          # where you stand (each section as its latest grade run left it), what to do next",
               f"./workbook watch {first.id}     # grade again every time you save a file of the section",
               "```", "",
               "The first `./workbook grade` installs what is missing on Debian or Ubuntu (clang 14 or newer, "

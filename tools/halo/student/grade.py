@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..core import answers_phase, build, progress, results, sandbox, test_list, toolchain
 from ..course.assignment import whole_chapter
+from . import record, status
 
 
 def _label_regex(ids):
@@ -133,6 +134,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     res = assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
                    exercises, {"mode": isolation, "note": why}, student)
     results.save(res, build_dir / "results.json")
+    own = record.save_run(root, res)
     results.print_failures(res)
     results.print_summary(res)
     points = _points_line(chapter, assignment, res)
@@ -141,4 +143,6 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     ok = results.passed(res)
     print(f"\n{'Everything passes.' if ok else 'Not everything passes yet.'} "
           f"Details: {os.path.relpath(build_dir / 'results.json')} (JUnit: {os.path.relpath(build_dir / 'junit.xml')})")
+    if own:  # the student's own tree: what to do next, over every section graded so far
+        print(status.next_line(root, chapter))
     return 0 if ok else 1

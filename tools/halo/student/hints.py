@@ -47,7 +47,12 @@ def _show(k, hint, new, out):
 def run(root, chapter, section_id, show_all=False, reset=False, path=None, out=None):
     """Reveals the next hint of the section (or all, or forgets them); returns the exit status."""
     out = out or sys.stdout
-    section = chapter.section(section_id)
+    if section_id is None:  # the section the student is on (status.py's choice)
+        from .status import current_section
+        section = current_section(root, chapter) or chapter.sections[-1]
+        print(f"(hints of {section.id}, the section you are on; ./workbook hint SECTION for another)", file=out)
+    else:
+        section = chapter.section(section_id)
     path = Path(path) if path else state_path(root)
     revealed = read_state(path)
     hints = list(section.hints)

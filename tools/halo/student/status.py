@@ -1,8 +1,9 @@
-"""`./workbook status`: where the student stands, read from the last grade run.
+"""`./workbook status`: where the student stands, from every grade run so far.
 
-It reads build/grade/results.json (what `./workbook grade` wrote) and never builds: a status
-must come back instantly. Results older than an edited exercise file are called out as such,
-since a table that looks current but is not would mislead more than no table at all.
+It reads the student's record (record.py: each section's latest result, whichever run graded
+it), or with --build-dir that build's results.json alone, and never builds: a status must come
+back instantly. Results older than an edited exercise file are called out as such, since a table
+that looks current but is not would mislead more than no table at all.
 """
 import json
 import os
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..core import results as results_mod
+from . import record
 
 # Test messages the grader prints for a kernel that is still the generated stub.
 STUB_MARKERS = ("has not been written yet", "still a stub")
@@ -121,24 +123,23 @@ def report(root, chapter, build_dir=None, out=None):
     results file cannot be read)."""
     out = out or sys.stdout
     root = Path(root)
-    path = results_path(root, build_dir)
+    path = results_path(root, build_dir) if build_dir else record.record_path(root)
 
     def say(line=""):
         print(line, file=out)
 
     try:
-        res = load_results(path)
+        res = load_results(path) if build_dir else record.load(root)
     except ValueError as e:
         say(f"halo: {e}")
         say("Next: run ./workbook grade (it writes a fresh results file)")
         return 2
 
     graded = res["sections"] if res else {}
-    when = path.stat().st_mtime if res else None
     stale = {}
     for s in chapter.sections:
         if s.id in graded:
-            newer = edited_since(root, s, when)
+            newer = edited_since(root, s, graded[s.id].get("graded_at") or path.stat().st_mtime)
             if newer:
                 stale[s.id] = newer
 
@@ -179,12 +180,15 @@ def report(root, chapter, build_dir=None, out=None):
         say(f"Overall: {passing} of {_plural(n, 'section')} pass; {_number(earned)} of {_number(total)} points.")
         say("(Points pro rata: a section's test points by tests passed, its answer points by answers right;")
         say(" a course's platform may count them differently.)")
-        say(f"From the last grade run, {res.get('created', '?')} ({_shown(path, root)}).")
-        graded_tree = res.get("exercises")
-        if graded_tree and Path(graded_tree).resolve() != (root / "exercises").resolve():
-            say(f"Note: that run graded {graded_tree}, not this exercises/ folder.")
+        if build_dir:
+            say(f"From the grade run of {res.get('created', '?')} ({_shown(path, root)}).")
+            graded_tree = res.get("exercises")
+            if graded_tree and Path(graded_tree).resolve() != (root / "exercises").resolve():
+                say(f"Note: that run graded {graded_tree}, not this exercises/ folder.")
+        else:
+            say(f"Each section as its latest grade run left it; the last run: {res.get('created', '?')}.")
     else:
-        say(f"Overall: no grade run yet ({_shown(path, root)} does not exist); 0 of {_number(total)} points so far.")
+        say(f"Overall: no grade run yet; 0 of {_number(total)} points so far.")
 
     say("Next: " + _next(root, chapter, res, graded, stale))
     return 0
@@ -209,6 +213,26 @@ def _next(root, chapter, res, graded, stale):
         if s.id not in graded:
             return f"go on with {s.id} ({s.title}): ./workbook lesson {s.id}, then ./workbook grade {s.id}"
     return "nothing: every section passes. Well done!"
+
+
+def next_line(root, chapter):
+    """"Next: ..." from the student's record (what grade prints last, as status does)."""
+    res = record.load(root)
+    graded = res["sections"] if res else {}
+    stale = {s.id: newer for s in chapter.sections if s.id in graded
+             for newer in [edited_since(root, s, graded[s.id].get("graded_at", 0))] if newer}
+    return "Next: " + _next(root, chapter, res, graded, stale)
+
+
+def current_section(root, chapter):
+    """The section the student is on: the first graded one that does not pass yet, else the
+    first not graded yet; None when every section passes."""
+    res = record.load(root)
+    graded = res["sections"] if res else {}
+    for s in chapter.sections:
+        if s.id in graded and not results_mod.section_passed(graded[s.id]):
+            return s
+    return next((s for s in chapter.sections if s.id not in graded), None)
 
 
 def run(root, chapter, build_dir=None):
