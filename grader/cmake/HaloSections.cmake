@@ -418,10 +418,12 @@ function(halo_add_project_checks)
   add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.course.autograder_check
            --work "${CMAKE_BINARY_DIR}/autograder-check" WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 1800)
-  # grade-class on a generated class of 20 submissions (reference, stubs, known-wrong kernels, a
-  # compile error, an endless loop, a crash, a hostile one): every gradebook row as expected.
-  set(name "project: grade-class scores a generated class of 20 submissions right")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-grade-class --work "${CMAKE_BINARY_DIR}/grade-class-check")
+  # The term of docs/instructor.md, its commands read from the page and run in a clone of the last
+  # commit: release, Classroom workflow, Gradescope zip, then grade-class on a generated class of 20
+  # (reference, stubs, known-wrong kernels, a compile error, an endless loop, a crash, a hostile
+  # one): every gradebook row as expected.
+  set(name "project: the term of docs/instructor.md runs, and grade-class scores a generated class of 20 right")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-term --work "${CMAKE_BINARY_DIR}/term-check")
   set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
   # A student release of 7.2 and 7.4 made from the last commit: grade builds in it, fails the
   # stubs, passes the reference kernels with full points, and refuses the instructor editions.

@@ -147,3 +147,14 @@ class HarnessRecipe(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TermWalk(unittest.TestCase):
+    def test_the_instructor_page_walks_the_term_in_commands_the_check_runs(self):
+        from halo.course import term_check
+        lines = term_check.walk(REPO_ROOT)
+        commands = " ".join(lines)
+        for step in ("./workbook release --assignment conv1d", "./workbook export classroom",
+                     "./workbook export gradescope-autograder", "./workbook grade-class ../conv1d-submissions"):
+            self.assertIn(step, commands)
+        self.assertFalse([line for line in lines if line.lstrip().startswith("#")])

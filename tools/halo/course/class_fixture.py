@@ -23,7 +23,7 @@ SECRET = "halo class fixture secret"
 SECTIONS = ("7.2", "7.4")
 COURSE_TOML = f'''secret = "{SECRET}"
 
-[assignments.fixture]
+[assignments.conv1d]
 title = "1D convolution (generated class)"
 sections = ["7.2", "7.4"]
 '''
@@ -146,23 +146,3 @@ def verify(expected, out_dir, sections):
             if not (Path(out_dir) / "feedback" / f"{student}.{ext}").is_file():
                 problems.append(f"{student}: no feedback/{student}.{ext}")
     return problems
-
-
-def run_check(root, chapter, work, jobs=None):
-    """`./workbook internal check-grade-class`: writes the class, grades it, verifies every row."""
-    import os
-    from . import grade_class
-    from .assignment import load
-    work = Path(work)
-    expected = write(root, chapter, work)
-    os.environ.pop("HALO_COURSE_SECRET", None)  # the fixture's course file holds its secret
-    status = grade_class.run(root, chapter, work / "submissions", work / "class", None, work / "course.toml",
-                             jobs, fresh=True)
-    if status != 0:
-        print(f"grade-class exited with {status}")
-        return 1
-    problems = verify(expected, work / "class", load(chapter, root, None, work / "course.toml").sections)
-    for p in problems:
-        print(f"FAIL {p}")
-    print(f"{len(expected)} submissions, {len(problems)} problems")
-    return 1 if problems else 0
