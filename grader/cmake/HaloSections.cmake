@@ -121,6 +121,9 @@ function(halo_register_tests program raw_prefix labels)
     if("gpu" IN_LIST labels)
       set_tests_properties("${prefix}${name}" PROPERTIES ENVIRONMENT "${HALO_GPU_TEST_ENVIRONMENT}")
     endif()
+    if(HALO_MODE STREQUAL "grade")  # load reports where ./workbook grade and plain ctest's summary read them
+      set_property(TEST "${prefix}${name}" APPEND PROPERTY ENVIRONMENT "HALO_REPORT_DIR=${CMAKE_BINARY_DIR}/report")
+    endif()
   endforeach()
 endfunction()
 
@@ -210,7 +213,7 @@ function(halo_add_section id)
       halo_answer_tests(${id} "" "${HALO_EXERCISES_DIR}/${folder}/answers.toml" "")
     else()
       halo_answer_tests(${id} "solutions: " "${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml" "solutions")
-      halo_stub_answers_test(${id} "${slug}" "${PROJECT_SOURCE_DIR}/exercises/${folder}/answers.toml")
+      halo_stub_answers_test(${id} "${slug}" "${HALO_STUBS_DIR}/${folder}/answers.toml")
     endif()
     return()
   endif()
@@ -259,11 +262,18 @@ function(halo_add_section id)
   endif()
 
   # ...every test of the untouched stubs must fail cleanly, pointing at the TODO...
-  set(stubs "${PROJECT_SOURCE_DIR}/exercises/${folder}")
+  set(stubs "${HALO_STUBS_DIR}/${folder}")
+  # The runtime names a file by its path below the source folder (source_lines.cpp).
+  string(FIND "${stubs}" "${PROJECT_SOURCE_DIR}/" at)
+  if(at EQUAL 0)
+    file(RELATIVE_PATH shown "${PROJECT_SOURCE_DIR}" "${stubs}")
+  else()
+    set(shown "${stubs}")
+  endif()
   halo_cpu_binary(test_${sid}_stubs ${sid} "${stubs}" ${kernels})
   add_test(NAME "stubs: ${id} ${slug} / every test fails cleanly"
            COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary "${bin}/test_${sid}_stubs"
-                   --expect "still a stub: exercises/${folder}/")
+                   --expect "still a stub: ${shown}/")
   set_tests_properties("stubs: ${id} ${slug} / every test fails cleanly" PROPERTIES LABELS "${id};stubs" TIMEOUT 600)
   halo_stub_answers_test(${id} "${slug}" "${stubs}/answers.toml")
   if(HALO_HAVE_CUDA)  # on a GPU a stub's TODO does nothing: its tests fail on what it never wrote
@@ -406,7 +416,7 @@ endfunction()
 function(halo_add_project_checks)
   halo_add_redteam_checks()
   add_test(NAME "project: exercises/ is what the generator writes from solutions/"
-           COMMAND ${HALO_WORKBOOK} sync --check)
+           COMMAND ${HALO_WORKBOOK} sync --check --committed)
   add_test(NAME "project: Python tools unit tests"
            COMMAND "${Python3_EXECUTABLE}" -m unittest discover -s tests -t .
            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
@@ -425,6 +435,11 @@ function(halo_add_project_checks)
   set(name "project: the term of docs/instructor.md runs, and grade-class scores a generated class of 20 right")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-term --work "${CMAKE_BINARY_DIR}/term-check")
   set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
+  # The paths a student takes, in a clone: grade, plain `ctest -L 7.2` (which rebuilds first) and
+  # the workflow preset fail a wrong kernel with its message; the README and lessons quote real runs.
+  set(name "project: grade, plain ctest and the workflow preset tell the truth; the docs quote real runs")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-student-path --work "${CMAKE_BINARY_DIR}/student-path-check")
+  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 1800)
   # A student release of 7.2 and 7.4 made from the last commit: grade builds in it, fails the
   # stubs, passes the reference kernels with full points, and refuses the instructor editions.
   set(name "project: a release of 7.2 and 7.4 grades stubs and reference kernels right")

@@ -42,6 +42,9 @@ def _parser():
     s = sub.add_parser("sync", help="write exercises/ from solutions/ (stubs and blank answers)")
     s.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     s.add_argument("--force", action="store_true", help="replace edited exercise files (a backup is kept)")
+    s.add_argument("--committed", action="store_true", help="with --check: check the last commit, not the working "
+                                                             "tree (what ./workbook check does: a student's edits "
+                                                             "are not the project's)")
 
     b = sub.add_parser(
         "bench", help="measurements that inform (never tests): GPU benchmarks of the kernels, or --checks",
@@ -227,6 +230,17 @@ def _parser():
                                                      "else course.toml at the repository root)")
     wv.add_argument("--key", action="store_true", help="write the answer keys of the variants instead")
     wv.add_argument("--force", action="store_true", help="replace files that differ (a backup is kept)")
+    cb = isub.add_parser("ctest-before", help="plain ctest in a grade build: rebuild what changed (CTestCustom.cmake)")
+    cb.add_argument("--build-dir", required=True)
+    cb.add_argument("--cmake", required=True, help="the cmake that configured the build")
+    ca = isub.add_parser("ctest-after", help="plain ctest in a grade build: each failure's message, load reports")
+    ca.add_argument("--build-dir", required=True)
+    wc = isub.add_parser("write-committed-stubs", help="exercises/ of the last commit into --out (check mode builds "
+                                                       "them, never a student's edits)")
+    wc.add_argument("--out", required=True, metavar="DIR")
+    cc = isub.add_parser("check-student-path", help="in a clone: grade, plain ctest and the workflow preset fail a "
+                                                    "wrong kernel with its message; the docs quote real runs")
+    cc.add_argument("--work", required=True, metavar="DIR")
     ct = isub.add_parser("check-term", help="run docs/instructor.md's term (release, exports, grade-class of a "
                                             "generated class of 20) in a clone; check every verdict")
     ct.add_argument("--work", required=True, metavar="DIR")
@@ -367,6 +381,23 @@ def _internal(root, args):
             if e.name == args.name:
                 return expect_failure.learner_kernel(args.binary, e)
         sys.exit(f"halo: no learner kernel named {args.name!r} in section {args.section}")
+    if args.internal in ("ctest-before", "ctest-after"):
+        from .student import ctest_hooks
+        if args.internal == "ctest-before":
+            return ctest_hooks.before(chapter, args.build_dir, args.cmake)
+        return ctest_hooks.after(chapter, args.build_dir)
+    if args.internal == "write-committed-stubs":
+        import shutil
+        from .core import committed
+        try:
+            committed.write(root, "exercises", args.out)
+        except committed.CommittedError as e:  # a tarball of the project: its exercises/ are all there is
+            print(f"halo: {e}; the check builds exercises/ as it is", file=sys.stderr)
+            shutil.copytree(Path(root) / "exercises", args.out, dirs_exist_ok=True)
+        return 0
+    if args.internal == "check-student-path":
+        from .dev import student_path_check
+        return student_path_check.run_check(root, args.work)
     if args.internal == "check-term":
         from .course import term_check
         return term_check.run_check(root, chapter, args.work)
@@ -427,6 +458,8 @@ def main(root, argv):
     if args.command == "sync":
         from .core import regions, sync
         try:
+            if args.committed:
+                return sync.check_committed(root)
             return sync.run(root, chapter, check=args.check, force=args.force)
         except regions.RegionError as e:
             sys.exit(f"halo: {e}")

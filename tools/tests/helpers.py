@@ -7,6 +7,34 @@ import textwrap
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+_COMMITTED = {}
+
+
+def committed_tree(name):
+    """HEAD's top folder `name` (exercises, solutions, chapters), written once per test process:
+    a student's edits of exercises/ must never change what these tests see. Without git (a
+    tarball of the project), the working tree's folder."""
+    if name not in _COMMITTED:
+        from halo.core import committed
+        out = Path(tempfile.mkdtemp(prefix=f"halo-test-{name}-"))
+        atexit.register(shutil.rmtree, out, True)
+        try:
+            committed.write(REPO_ROOT, name, out)
+        except committed.CommittedError:
+            shutil.rmtree(out)
+            shutil.copytree(REPO_ROOT / name, out)
+        _COMMITTED[name] = out
+    return _COMMITTED[name]
+
+
+def stubs():
+    """The stubs as committed: HEAD's exercises/."""
+    return committed_tree("exercises")
+
+
+def source_tree(name):
+    """A top folder of the repository to copy in a test: exercises/ is the committed stubs."""
+    return stubs() if name == "exercises" else REPO_ROOT / name
 
 
 def make_chapter(*sections: str) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from halo.core import answers_phase, results
 from halo.core.chapter_data import load_chapter
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, stubs
 
 
 class AnswersPhase(unittest.TestCase):
@@ -21,7 +21,7 @@ class AnswersPhase(unittest.TestCase):
         for s in cls.chapter.sections:
             (cls.tree / s.folder).mkdir()
             (cls.tree / s.folder / "answers.toml").write_text(
-                (REPO_ROOT / "exercises" / s.folder / "answers.toml").read_text())
+                (stubs() / s.folder / "answers.toml").read_text())
         (cls.tree / "7.2-basic-1d" / "answers.toml").write_text(
             (REPO_ROOT / "solutions" / "7.2-basic-1d" / "answers.toml").read_text())
         section = cls.chapter.section("7.4")

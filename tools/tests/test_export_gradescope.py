@@ -16,7 +16,7 @@ from halo.course import export_autograder
 from halo.course.export_classroom import apt_packages
 from halo.course.export_gradescope import NOT_RUN_ON_GPU, split_points, to_gradescope, validate
 
-from .helpers import REPO_ROOT, result_test, section_result
+from .helpers import REPO_ROOT, result_test, section_result, stubs
 
 
 def _section(sid, slug, kernels, tests, answers, visibility="visible"):
@@ -349,7 +349,7 @@ class AutograderZip(unittest.TestCase):
         shutil.copytree(REPO_ROOT / "tools" / "halo", halo / "tools" / "halo",
                         ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO_ROOT / "chapters", halo / "chapters")
-        shutil.copytree(REPO_ROOT / "exercises", halo / "exercises")
+        shutil.copytree(stubs(), halo / "exercises")
         (halo / "workbook").write_text(workbook)
         (halo / "workbook").chmod(0o755)
         shutil.copy(export_autograder.TEMPLATES / "run_autograder", root / "run_autograder")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from halo.dev import redteam
 from halo.core.chapter_data import load_chapter
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, stubs
 
 try:
     import tomllib
@@ -68,7 +68,7 @@ class RealManifest(unittest.TestCase):
         listed = {e["name"] for e in self.attacks + self.controls}
         folders = {p.name for p in SUITE.iterdir() if p.is_dir() and p.name != "__pycache__"}
         self.assertEqual(folders, listed)
-        exercises = REPO_ROOT / "exercises"
+        exercises = stubs()
         for name in sorted(listed):
             files = [p for p in (SUITE / name).rglob("*") if not p.is_dir()]
             with self.subTest(attack=name):
@@ -85,7 +85,7 @@ class RealManifest(unittest.TestCase):
         for name in sorted(p.name for p in SUITE.iterdir() if p.is_dir()):
             for p in (SUITE / name).rglob("*.cu"):
                 rel = p.relative_to(SUITE / name)
-                stub = set(signature.findall((REPO_ROOT / "exercises" / rel).read_text()))
+                stub = set(signature.findall((stubs() / rel).read_text()))
                 with self.subTest(attack=name, file=str(rel)):
                     self.assertLessEqual(stub, set(signature.findall(p.read_text())))
 
@@ -108,7 +108,7 @@ class Problems(unittest.TestCase):
     def copy(self):
         root = Path(tempfile.mkdtemp(prefix="halo-redteam-test-"))
         self.addCleanup(shutil.rmtree, root, True)
-        shutil.copytree(REPO_ROOT / "exercises", root / "exercises")
+        shutil.copytree(stubs(), root / "exercises")
         shutil.copytree(SUITE, root / "grader" / "redteam")
         return root
 

@@ -32,7 +32,7 @@ class ProgressLines(unittest.TestCase):
             p.update(3, 7)
         lines = out.getvalue().splitlines()
         self.assertEqual(lines[0], "building 7.2...")
-        self.assertRegex(lines[1], r"^building 7\.2: 3/7, done in \d+ s$")
+        self.assertRegex(lines[1], r"^building 7\.2: 3 of 7 run, done in \d+ s$")  # run, never read as passed
         self.assertNotIn("\033", out.getvalue())
 
     def test_terminal_gets_a_line_redrawn_in_place(self):
@@ -40,7 +40,7 @@ class ProgressLines(unittest.TestCase):
         with progress.Progress("running the kernels tests", stream=out, interval=0.01) as p:
             p.update(1, 2)
         self.assertIn("\r\033[K", out.getvalue())
-        self.assertIn("1/2", out.getvalue())
+        self.assertIn("1 of 2 run", out.getvalue())
 
     def test_an_exception_is_said_and_not_swallowed(self):
         out = io.StringIO()
@@ -81,3 +81,16 @@ class Colour(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class IdleNote(unittest.TestCase):
+    def test_a_long_wait_is_said_once_on_a_plain_stream(self):
+        import time as _time
+        out = io.StringIO()
+        with progress.Progress("running the kernels tests", stream=out, interval=0.02, idle_note="still waiting",
+                      idle_seconds=0.05):
+            deadline = _time.monotonic() + 30  # no timing is tested: the note comes, however slowly
+            while "still waiting" not in out.getvalue() and _time.monotonic() < deadline:
+                _time.sleep(0.02)
+            _time.sleep(0.1)
+        self.assertEqual(out.getvalue().count("(still waiting)"), 1, out.getvalue())

@@ -11,7 +11,7 @@ from halo import cli
 from halo.student import reset
 from halo.core import sync
 from halo.core.chapter_data import load_chapter
-from tests.helpers import REPO_ROOT
+from tests.helpers import source_tree
 
 FOLDER = "7.2-basic-1d"
 KERNEL = Path("exercises") / FOLDER / "convolution_1d_basic.cu"
@@ -26,7 +26,7 @@ class Reset(unittest.TestCase):
         self.addCleanup(tmp.cleanup)
         self.root = Path(tmp.name)
         for tree in ("chapters", "solutions", "exercises"):
-            shutil.copytree(REPO_ROOT / tree, self.root / tree)
+            shutil.copytree(source_tree(tree), self.root / tree)
         self.chapter = load_chapter(self.root)
         self.planned = sync.planned_files(self.root, self.chapter)
 

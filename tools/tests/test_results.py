@@ -291,3 +291,18 @@ class PrintFailures(unittest.TestCase):
         self.assertEqual(len(lines), 2, out.getvalue())
         self.assertIn("(and 11 more answers tests: the same cause): " + detail, lines[0])
         self.assertIn("q12 = 3, which is not right", lines[1])
+
+    def test_right_ratios_not_checked_against_the_kernels_say_so_in_plain_words(self):
+        import contextlib
+        import io
+        from halo.core.answers import UNMEASURED
+        from halo.core.results import print_unmeasured
+        msg = f"ratio_limit: right\nmatches the formula, but was {UNMEASURED}: they need to pass in the same run " \
+              "(./workbook grade 7.2 7.4)"
+        tests = [{"name": f"7.4 tiled-1d / answers / r{k}", "section": "7.4", "kind": "answers", "status": "passed",
+                  "message": msg} for k in range(2)]
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            print_unmeasured({"tests": tests, "sections": {"7.4": {}}})
+        self.assertEqual(out.getvalue().strip(), f"note (7.4): 2 answers match the formula but were {UNMEASURED}: "
+                         "they need to pass in the same run (./workbook grade 7.2 7.4)")
+        self.assertNotIn("@", out.getvalue())  # no internal load tags

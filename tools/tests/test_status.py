@@ -14,7 +14,7 @@ from halo import cli
 from halo.core import results
 from halo.student import hints, record, status
 from halo.core.chapter_data import load_chapter
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, source_tree
 
 CHAPTER = load_chapter(REPO_ROOT)
 
@@ -53,7 +53,7 @@ class Tree(unittest.TestCase):
         self.addCleanup(tmp.cleanup)
         self.root = Path(tmp.name)
         for tree in ("chapters", "exercises"):
-            shutil.copytree(REPO_ROOT / tree, self.root / tree)
+            shutil.copytree(source_tree(tree), self.root / tree)
         self.build = self.root / "build" / "grade"
 
     def write_results(self, tests, sections, build_failures=None, exercises=None):

@@ -14,7 +14,7 @@ import unittest
 from pathlib import Path
 
 from halo.student import watch
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, source_tree
 
 KERNEL = Path("exercises") / "7.2-basic-1d" / "convolution_1d_basic.cu"
 
@@ -107,7 +107,7 @@ class Watch(unittest.TestCase):
         shutil.copy2(REPO_ROOT / "workbook", self.root / "workbook")
         (self.root / "tools").symlink_to(REPO_ROOT / "tools")
         for tree in ("chapters", "exercises"):
-            shutil.copytree(REPO_ROOT / tree, self.root / tree)
+            shutil.copytree(source_tree(tree), self.root / tree)
         self.fast = self.root / "fast_fake.py"
         self.fast.write_text(FAST_FAKE.format(kernel=KERNEL))
         self.slow = self.root / "slow_fake.py"

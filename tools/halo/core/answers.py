@@ -94,7 +94,7 @@ def answers_template(chapter, section_id: str, with_key: bool = False,
     questions = chapter.questions(section.id)
     lines = [f"# Answers for section {section.id}: {section.title}",
              '# Replace each "" with a number, or a list of numbers where the question asks for one.',
-             f"# Grade with: ./workbook grade {section.id}"]
+             f"# Grade with: {chapter.grade_command(section.id)}"]
     if with_key:
         lines.append("# This copy is the answer key.")
     if student is not None:
@@ -431,6 +431,10 @@ def _variant_of(chapter, question, parsed: ParsedAnswers, secret, student) -> tu
     return question.with_params(right), note, None
 
 
+# The words of a right answer whose measured ratio could not be compared (grade prints a note).
+UNMEASURED = "not checked against your kernels' measured loads"
+
+
 def check_question(chapter, section_id: str, question_id: str, path, report_dir=None,
                    secret: Optional[str] = None, student: Optional[str] = None) -> Verdict:
     """Grades one question; a file that cannot be read makes it INVALID with the parse error.
@@ -459,8 +463,8 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
         return verdict
     found = measured.ratio(report_dir, question.measured_ratio)
     if found is None:
-        return Verdict(RIGHT, "matches the formula; the ratio measured on your kernels is not available yet "
-                              f"(it needs passing kernels for {' and '.join(question.measured_ratio)})")
+        return Verdict(RIGHT, f"matches the formula, but was {UNMEASURED}: they need to pass in the same run "
+                              f"({chapter.grade_command(question.section_id)})")
     num, den = found
     given = parsed.values[question.id]
     shown = f"{num:,} / {den:,} = {format_number(num / den)}"

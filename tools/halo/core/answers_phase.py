@@ -25,7 +25,9 @@ def _name(section, what):
 def _record(name, section_id, ok, output, seconds, status=None):
     status = status or ("passed" if ok else "failed")
     return {"name": name, "section": section_id, "kind": "answers", "status": status,
-            "message": "" if status == "passed" else failure_message(output), "seconds": seconds}
+            # A passed answer keeps its words only when they say what was left unchecked.
+            "message": failure_message(output) if status != "passed" or answers.UNMEASURED in output else "",
+            "seconds": seconds}
 
 
 def _question_verdict(chapter, section_id, question_id, path, report_dir, student):

@@ -63,6 +63,9 @@ class Section:
     extra_loads: str = "advice"  # a right kernel loading more than the book's: "advice" or "partial" credit
     formulas_only: bool = False     # not handed out: only its questions.toml's formulas and data are read
     answers_withheld: bool = False  # its questions may have no answer (a summative release)
+    # The sections to grade together for this one's every check (7.4's ratios use the 7.2 kernel's
+    # measured loads): what the stub, the answers file and the lesson tell the student to run.
+    grade_with: list = field(default_factory=list)
 
 
 @dataclass
@@ -184,6 +187,13 @@ class Chapter:
     def source(self, section_id: str) -> str:
         """The section's questions.toml, as error messages name it."""
         return self._sources[self.section(section_id).id]
+
+    def grade_command(self, section_id: str) -> str:
+        """What a student runs to grade the section with every check: its grade_with sections
+        handed out here (a release leaves some out), else the section alone."""
+        s = self.section(section_id)
+        ids = [i for i in s.grade_with if not self.section(i).formulas_only] or [s.id]
+        return "./workbook grade " + " ".join(ids)
 
     def questions(self, section_id: str) -> list[Question]:
         return list(self._questions.get(self.section(section_id).id, []))
@@ -318,7 +328,7 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
                 raise ChapterError(f"{where}: section #{k}: {key} {entry[key]!r} is used twice")
             seen.add((key, entry[key]))
         unknown = set(entry) - {"id", "slug", "title", "folder", "kernels", "points", "visibility", "hints",
-                                "extra_loads", "formulas_only", "answers_withheld"}
+                                "extra_loads", "formulas_only", "answers_withheld", "grade_with"}
         if unknown:
             raise ChapterError(f"{where}: section {entry['id']}: unknown key(s) {', '.join(sorted(unknown))}")
         points = entry.get("points", {})
@@ -345,8 +355,17 @@ def _read_manifest(data: dict, where: str) -> list[Section]:
         if flags["formulas_only"] and kernels:
             raise ChapterError(f"{where}: section {entry['id']}: a formulas_only section is not handed out, "
                                "so it has no kernels")
+        grade_with = entry.get("grade_with", [])
+        if not isinstance(grade_with, list) or not all(isinstance(x, str) for x in grade_with) or \
+                (grade_with and entry["id"] not in grade_with):
+            raise ChapterError(f"{where}: section {entry['id']}: grade_with should list section ids, its own among them")
         sections.append(Section(entry["id"], entry["slug"], entry["title"], folder, list(kernels),
-                                dict(points), visibility, list(hints), extra_loads, **flags))
+                                dict(points), visibility, list(hints), extra_loads, **flags, grade_with=list(grade_with)))
+    known = {s.id for s in sections}
+    for s in sections:
+        if set(s.grade_with) - known:
+            raise ChapterError(f"{where}: section {s.id}: grade_with names unknown section(s) "
+                               f"{', '.join(sorted(set(s.grade_with) - known))}")
     return sections
 
 

@@ -199,7 +199,8 @@ def print_summary(results):
     secs = results["sections"]
     not_run = []
     print()
-    print(f"{'section':<8} {'title':<36} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  verdict")
+    w = max([len(s["title"]) for s in secs.values()] + [5])  # whole titles: a cut one reads as a typo
+    print(f"{'section':<8} {'title':<{w}} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  verdict")
     for sid, s in secs.items():
         tests = "no build" if s["build"] == "failed" else f"{s['tests']['passed']}/{s['tests']['total']}"
         if not s.get("has_kernels", True):
@@ -208,7 +209,7 @@ def print_summary(results):
             not_run.append(f"{sid}: {s['tests']['not_run']} tests not run (no GPU here)")
         ok = section_passed(s)
         answers = answers_cell(s)
-        print(f"{sid:<8} {s['title'][:36]:<36} {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
+        print(f"{sid:<8} {s['title']:<{w}} {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
               f"{_colour('PASS', '32;1') if ok else _colour('not yet', '33')}")
     for line in not_run:
         print(line)
@@ -217,14 +218,7 @@ def print_summary(results):
     for sid, s in secs.items():
         for text in s.get("advice", []):
             print(f"advice ({sid}, not a failure): {text}")
-    for sid, s in secs.items():
-        for rec in s["loads"]:
-            print(f"\n{sid} load report, {rec['launch']}:")
-            print(f"  {'array':<6} {'where':<28} {'measured':>14} {'expected':>16}")
-            for r in rec["rows"]:
-                exp = ("<= " if r["bound"] == "at_most" else "") + _grouped(r["expected"])
-                print(f"  {r['array']:<6} {r['scope']:<28} {_grouped(r['measured']):>14} {exp:>16}  "
-                      f"{'ok' if r['ok'] else 'MISMATCH'}")
+    print_load_reports(secs)
 
 
 def compiler_errors(output):
@@ -236,6 +230,31 @@ def compiler_errors(output):
         if " error: " in line or line.startswith("error:"):
             picked += lines[k:k + 3] if k + 2 < len(lines) and "^" in lines[k + 2] else [line]
     return picked or lines[-30:]
+
+
+def print_load_reports(sections):
+    """Each load report of the sections ({id: section of results}): measured against expected."""
+    for sid, s in sections.items():
+        for rec in s["loads"]:
+            print(f"\n{sid} load report, {rec['launch']}:")
+            print(f"  {'array':<6} {'where':<28} {'measured':>14} {'expected':>16}")
+            for r in rec["rows"]:
+                exp = ("<= " if r["bound"] == "at_most" else "") + _grouped(r["expected"])
+                print(f"  {r['array']:<6} {r['scope']:<28} {_grouped(r['measured']):>14} {exp:>16}  "
+                      f"{'ok' if r['ok'] else 'MISMATCH'}")
+
+
+def print_unmeasured(results):
+    """One line per section whose right ratio answers could not be compared with the student's
+    own kernels in this run: passed tests print nothing else, and this is worth knowing."""
+    from .answers import UNMEASURED
+    for sid in results["sections"]:
+        found = [t for t in results["tests"] if t["section"] == sid and t["kind"] == "answers"
+                 and t["status"] == "passed" and UNMEASURED in (t.get("message") or "")]
+        if found:
+            how = found[0]["message"].split(UNMEASURED, 1)[1].lstrip(": ")
+            print(f"note ({sid}): {len(found)} answer{'s' if len(found) > 1 else ''} match the formula but "
+                  f"{'were' if len(found) > 1 else 'was'} {UNMEASURED}: {how}")
 
 
 def print_failures(results):

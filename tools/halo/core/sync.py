@@ -10,6 +10,7 @@ import difflib
 import hashlib
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 from . import answers, regions
@@ -80,6 +81,19 @@ def show_diff(rel, current, planned, limit=40):
         print("    " + line)
     if len(diff) > limit:
         print(f"    ... {len(diff) - limit} more diff lines")
+
+
+def check_committed(root):
+    """`sync --check --committed`: the last commit's exercises/ against what its solutions/ and
+    chapters/ generate, whatever the working tree holds."""
+    from .chapter_data import load_chapter
+    from . import committed
+    with tempfile.TemporaryDirectory(prefix="halo-committed-") as tmp:
+        for name, data in committed.files(root, "chapters", "solutions", "exercises").items():
+            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / name).write_bytes(data)
+        print("(the last commit's files)")
+        return run(tmp, load_chapter(Path(tmp)), check=True)
 
 
 def run(root, chapter, check=False, force=False):

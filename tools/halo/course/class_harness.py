@@ -16,8 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core import build, test_list
-from .export_autograder import committed_files
+from ..core import build, committed, test_list
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "core" / "compile_sandboxed.py"
 
@@ -47,16 +46,10 @@ class Harness:
 
 def write_committed_stubs(root, out):
     """exercises/ as committed (never the instructor's working tree) into `out`."""
-    out = Path(out)
-    wanted = [(name, data) for name, _mode, _mtime, data in committed_files(root) if name.startswith("exercises/")]
-    if not wanted:
-        raise HarnessError("no exercises/ in the last commit: nothing to lay the submissions over")
-    for name, data in wanted:
-        path = out / name[len("exercises/"):]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists() or path.read_bytes() != data:  # unchanged files keep their times: no rebuild
-            path.write_bytes(data)
-    return out
+    try:
+        return committed.write(root, "exercises", out)
+    except committed.CommittedError as e:
+        raise HarnessError(f"{e}: nothing to lay the submissions over") from None
 
 
 def build_harness(root, toolchain, sections, work):

@@ -37,7 +37,7 @@ def _git(*args, cwd=None):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def _course_repo(root, repo):
+def course_repo(root, repo):
     """A clone of root's last commit at `repo`, updated in place so that its build/ stays warm."""
     if (repo / ".git").is_dir():
         _git("fetch", "-q", str(root), "HEAD", cwd=repo)
@@ -52,7 +52,7 @@ def run_check(root, chapter, work):
     work.mkdir(parents=True, exist_ok=True)
     lines = walk(root)
     repo = work / "course"
-    _course_repo(root, repo)
+    course_repo(root, repo)
     expected = class_fixture.write(root, chapter, work / "fixture")
     shutil.copyfile(work / "fixture" / "course.toml", repo / "course.toml")
     for name in ("conv1d", "conv1d-submissions"):

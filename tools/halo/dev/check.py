@@ -32,6 +32,10 @@ def run(root, build_dir=None):
         extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
     if not build.configure(root, build_dir, tc, "check", extra=extra):
         return 2
+    # The stubs of the last commit (a configure writes them too, but only when CMake re-runs).
+    if subprocess.run([sys.executable, str(root / "workbook"), "internal", "write-committed-stubs",
+                       "--out", str(build_dir / "committed" / "exercises")]).returncode != 0:
+        return 2
     if not build.build_all(tc, build_dir):
         print("halo check: the build failed (output above)", file=sys.stderr)
         return 1

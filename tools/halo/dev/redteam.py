@@ -9,7 +9,7 @@ the grader rewards (issue 13, item 9).
 Each attack (grader/redteam/attacks.toml) is the files it changes, at their exercises/ paths.
 For each one the runner lays them over a copy of exercises/ and grades the tree from a checkout
 of this repository that it owns: by default a clone of `--commit` (HEAD) in the work folder,
-with `--working-tree` this checkout's uncommitted changes committed on top, in the clone only.
+with `--working-tree` this checkout's uncommitted changes (but exercises/, a student's) committed on top, in the clone only.
 Tampering attacks aim at the checkout they are graded from: never point --checkout at a tree
 you care about. The work folder (`--build-dir`, kept and reused: the clone is updated in place
 and the grade build restarts from the last clean one, so builds stay warm; a temporary folder
@@ -713,6 +713,8 @@ class Runner:
         p = subprocess.run(["git", "-C", str(src), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                            capture_output=True, text=True, check=True)
         for rel in filter(None, p.stdout.split("\0")):
+            if rel.startswith("exercises/"):  # a student's edits there are no part of the grader under test
+                continue
             s, d = src / rel, self.checkout / rel
             if s.is_file() or s.is_symlink():
                 d.parent.mkdir(parents=True, exist_ok=True)

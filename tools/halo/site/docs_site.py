@@ -486,8 +486,9 @@ def errata_page(chapter, edition: str = "student") -> str:
     out += ["| Section | Where in the book | Confirmed by |", "|---|---|---|"]
     for e in entries:
         s = chapter.section(e["section"])
-        kinds = ", ".join(f"{c['kind'].replace('_', ' ')} `{md_text(c['name'])}`" if c["kind"] != "test"
-                          else "a grader test" for c in e["confirmed_by"]) or "-"
+        # Each confirmation by its name: "a grader test" twice in a cell said nothing.
+        kinds = ", ".join(f"{'grader test' if c['kind'] == 'test' else c['kind'].replace('_', ' ')} "
+                          f"`{md_text(c['name'])}`" for c in e["confirmed_by"]) or "-"
         out.append(f"| {s.id} | {md_text(e['where'])} | {kinds} |")
     out.append("")
     for s in chapter.sections:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..core import answers_phase, build, progress, results, sandbox, test_list, toolchain
 from ..course.assignment import whole_chapter
-from . import record, status
+from . import ctest_hooks, record, status
 
 
 def _label_regex(ids):
@@ -119,9 +119,12 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     print(f"running the tests (HALO_SEED={seed} replays these inputs)...", flush=True)
     # Answers last: some are compared with what this run's kernel tests measured. HALO_SANDBOX
     # pins the isolation found here: a judge that cannot start it fails rather than run weaker.
-    env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed, "HALO_SANDBOX": isolation}
+    env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed, "HALO_SANDBOX": isolation,
+           ctest_hooks.DRIVER_ENV: "grade"}  # grade builds and reports itself: CTestCustom's hooks stand aside
     junit = report_dir / "junit-kernels.xml"
-    with progress.Progress("running the kernels tests") as p:
+    waiting = ("a test has run for a while: waiting for it; a launch that never ends is stopped once it has "
+               "spent its CPU limit, and the section's other tests then fail at once with its message")
+    with progress.Progress("running the kernels tests", idle_note=waiting) as p:
         # The course secret is for the answers checker only; the submission's identity too.
         build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
                         extra=["-L", _label_regex([s.id for s in sections]), "-LE",
@@ -136,6 +139,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     results.save(res, build_dir / "results.json")
     own = record.save_run(root, res)
     results.print_failures(res)
+    results.print_unmeasured(res)
     results.print_summary(res)
     points = _points_line(chapter, assignment, res)
     if points:

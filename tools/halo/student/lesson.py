@@ -96,6 +96,9 @@ def render_lesson(chapter: Chapter, section_id: str) -> str:
     except FileNotFoundError:
         raise LessonError(f"{where}: no such file: section {_section(chapter, section_id).id} "
                           "has no lesson yet") from None
+    # "<!-- quoted: RUN -->" marks a block of grader output for the check that it is quoted
+    # from a real run (dev/quoted_output.py); a reader has no use for it.
+    text = re.sub(r"^<!-- quoted: [^>]*-->\n", "", text, flags=re.M)
     return render_text(text, lesson_context(chapter, section_id), where)
 
 

@@ -143,7 +143,8 @@ def report(root, chapter, build_dir=None, out=None):
             if newer:
                 stale[s.id] = newer
 
-    say(f"{'section':<8} {'title':<36} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  "
+    w = max(len(s.title) for s in chapter.sections)  # whole titles: a cut one reads as a typo
+    say(f"{'section':<8} {'title':<{w}} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  "
         f"{'points':>8}  verdict")
     passing, elsewhere = 0, 0
     earned = total = 0.0
@@ -152,7 +153,7 @@ def report(root, chapter, build_dir=None, out=None):
         total += worth
         entry = graded.get(s.id)
         if entry is None:
-            say(f"{s.id:<8} {s.title[:36]:<36} {'-':>8}  {'-':<18} {'-':>8}  {'-/' + _number(worth):>8}  not graded")
+            say(f"{s.id:<8} {s.title:<{w}} {'-':>8}  {'-':<18} {'-':>8}  {'-/' + _number(worth):>8}  not graded")
             continue
         ok = results_mod.section_passed(entry)
         passing += ok
@@ -169,7 +170,7 @@ def report(root, chapter, build_dir=None, out=None):
         verdict = "PASS" if ok else "not yet"
         if s.id in stale:
             verdict += " (edited since)"
-        say(f"{s.id:<8} {s.title[:36]:<36} {tests:>8}  {results_mod.loads_cell(entry):<18} {answers:>8}  "
+        say(f"{s.id:<8} {s.title:<{w}} {tests:>8}  {results_mod.loads_cell(entry):<18} {answers:>8}  "
             f"{_number(got) + '/' + _number(worth):>8}  {verdict}")
 
     if elsewhere:
