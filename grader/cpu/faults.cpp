@@ -51,9 +51,9 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     w->stopped_by_timeout = true;
     raise_diagnostic_with(*w, DiagnosticKind::launch_timeout, pc, [&](Diagnostic&) {
       char limit[32];
-      std::snprintf(limit, sizeof limit, "%g", w->launch->timeout_s);
+      std::snprintf(limit, sizeof limit, "%.1f", w->launch->timeout_s);
       return std::string("the launch did not finish within ") + limit +
-             " s (HALO_LAUNCH_TIMEOUT); this thread was still running: an endless loop?";
+             " s of CPU time (HALO_LAUNCH_TIMEOUT); this thread was still running: an endless loop?";
     });
     stop_current_thread();
   }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <mutex>
 #include <cstdlib>
 #include <string>
@@ -52,10 +53,18 @@ bool checks_requested = [] {
   const char* env = std::getenv("HALO_DIAGNOSTICS");
   return !(env && std::string(env) == "off");
 }();
+// <= 0: the limit scales with the launch (launch_cpu_limit).
 double timeout_requested = [] {
   const char* env = std::getenv("HALO_LAUNCH_TIMEOUT");
-  return env && std::atof(env) > 0 ? std::atof(env) : 20.0;
+  return env && std::atof(env) > 0 ? std::atof(env) : 0.0;
 }();
+
+// The CPU seconds of one thread's clock (a worker's, read by the watchdog).
+double cpu_seconds(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 // The executable's static TLS block of the calling thread: all `static thread_local`
 // variables of the kernel translation unit, i.e. all __shared__ memory, live inside it.
@@ -379,7 +388,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   L.checks = checks_requested;
   L.reverse = schedule_requested == Schedule::reverse;
   L.dynamic_shared_bytes = dynamic_shared_bytes;
-  L.timeout_s = timeout_requested;
+  L.timeout_s = timeout_requested > 0 ? timeout_requested : launch_cpu_limit(grid, block);
   FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
   L.record = &record;
   reset_record(record, L);
@@ -387,19 +396,32 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
 
   auto start = std::chrono::steady_clock::now();
   L.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(L.timeout_s));
+                           std::chrono::duration<double>(kWallClockFactor * L.timeout_s + kWallClockSlack));
   unsigned n = worker_count(L.block_count());
   std::vector<std::thread> workers;
   workers.reserve(n);
   for (unsigned k = 0; k < n; ++k) workers.emplace_back(run_worker, &L);
-  // The watchdog: past the deadline it flags the launch and signals every worker, whose
-  // running CUDA thread is then stopped where it is (faults.cpp).
+  // The watchdog: once a worker has spent the launch's CPU limit on it, it flags the launch and
+  // signals every worker, whose running CUDA thread is then stopped where it is (faults.cpp).
+  // CPU time, not wall-clock time: a loaded machine slows a launch down but never makes a
+  // right kernel look like an endless loop. A thread blocked in the kernel spends none, so a
+  // wall-clock deadline, far later, backs it up.
+  std::vector<clockid_t> clocks(workers.size(), CLOCK_THREAD_CPUTIME_ID);
+  std::vector<double> started(workers.size(), 0.0);
+  for (size_t k = 0; k < workers.size(); ++k)
+    if (pthread_getcpuclockid(workers[k].native_handle(), &clocks[k]) == 0) started[k] = cpu_seconds(clocks[k]);
   std::mutex done_mutex;
   std::condition_variable done_cv;
   bool done = false;
   std::thread watchdog([&] {
     std::unique_lock lock(done_mutex);
-    if (done_cv.wait_until(lock, L.deadline, [&] { return done; })) return;
+    for (;;) {
+      if (done_cv.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) return;
+      double spent = 0;
+      for (size_t k = 0; k < clocks.size(); ++k)
+        if (clocks[k] != CLOCK_THREAD_CPUTIME_ID) spent = std::max(spent, cpu_seconds(clocks[k]) - started[k]);
+      if (spent > L.timeout_s || std::chrono::steady_clock::now() > L.deadline) break;
+    }
     L.timed_out.store(true);
     for (auto& t : workers) pthread_kill(t.native_handle(), kTimeoutSignal);
   });

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -50,6 +53,36 @@ std::string& stopped_reason() {
   return s;
 }
 
+// One hang stops the section: the first test whose launch did not finish leaves its reason in
+// $HALO_REPORT_DIR/hangs/<worker program>, and every later test of the same program (each its own
+// process) fails at once with it, instead of waiting out its own limit. The grader clears the
+// report folder before each run.
+std::string hang_file() {
+  const char* dir = std::getenv("HALO_REPORT_DIR");
+  const std::string& program = options().worker;
+  if (!dir || !*dir || program.empty()) return {};
+  return std::string(dir) + "/hangs/" + program.substr(program.find_last_of('/') + 1);
+}
+
+void remember_hang(const std::string& why) {
+  stopped_reason() = why;
+  const std::string path = hang_file();
+  if (path.empty()) return;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << why;
+}
+
+void take_earlier_hang() {
+  const std::string path = hang_file();
+  if (!stopped_reason().empty() || path.empty()) return;
+  std::ifstream in(path);
+  if (!in) return;
+  std::ostringstream why;
+  why << in.rdbuf();
+  stopped_reason() = "not run: an earlier test of this section did not finish, and this one would wait out the "
+                     "same limit:\n" + why.str();
+}
+
 cpu::LaunchRecord& judge_record() {
   static cpu::LaunchRecord r;
   return r;
@@ -63,7 +96,7 @@ std::set<std::string>& todo_notes() {
 struct Settings {
   bool per_thread = false, per_element = false, reverse = false;
   int checks = -1;          // -1: the worker's default (HALO_DIAGNOSTICS)
-  double timeout_s = -1;    // <= 0: the worker's default (HALO_LAUNCH_TIMEOUT)
+  double timeout_s = -1;    // <= 0: HALO_LAUNCH_TIMEOUT, else the worker scales it to the launch
 } settings;
 
 // Every launch states its checks and time limit, so nothing a student's host code changed in the
@@ -76,7 +109,7 @@ int8_t checks_for_launch() {
 
 double default_launch_timeout() {
   if (const char* env = std::getenv("HALO_LAUNCH_TIMEOUT"); env && std::atof(env) > 0) return std::atof(env);
-  return 20;
+  return 0;  // the worker's launch_cpu_limit
 }
 
 // What the worker may see of the judge's environment: the knobs of the CPU backend, nothing else.
@@ -88,6 +121,7 @@ std::vector<std::pair<std::string, std::string>> worker_environment() {
 }
 
 WorkerProcess& running_worker() {
+  take_earlier_hang();
   if (!stopped_reason().empty()) throw std::runtime_error(stopped_reason());
   auto& w = worker();
   if (w && w->alive()) return *w;
@@ -121,7 +155,7 @@ std::string send_request(const std::string& request, double seconds) {
     std::string why = std::string("the program running your kernel stopped answering: ") + lost.what();
     const std::string printed = w.output_tail(2000);
     if (!printed.empty()) why += "\n    its last output:\n" + printed;
-    if (std::string(lost.what()).find("within") != std::string::npos) stopped_reason() = why;
+    if (std::string(lost.what()).find("within") != std::string::npos) remember_hang(why);
     worker().reset();
     throw std::runtime_error(why);
   }
@@ -238,7 +272,10 @@ cudaError_t Call::launch(int selector, dim3 grid, dim3 block, size_t dynamic_sha
   w.pod(s_->arg_count);
   w.bytes(s_->args.data().data(), s_->args.data().size());
 
-  const double limit = timeout + 30;
+  // How long to wait for the reply: past the worker's own wall-clock backstop, so that the
+  // worker, which can say which thread was still running, is the one that reports a hang.
+  const double cpu = timeout > 0 ? timeout : cpu::launch_cpu_limit(grid, block);
+  const double limit = cpu::kWallClockFactor * cpu + cpu::kWallClockSlack + 30;
   judge_record() = cpu::LaunchRecord{};
   const std::string reply = send_request(w.data(), limit);
   try {
@@ -254,6 +291,8 @@ cudaError_t Call::launch(int selector, dim3 grid, dim3 block, size_t dynamic_sha
     }
     if (!in.done()) throw WireError("the reply has bytes after its end");
     judge_record() = std::move(rec);
+    if (judge_record().counts[int(cpu::DiagnosticKind::launch_timeout)])
+      remember_hang(judge_record().first[int(cpu::DiagnosticKind::launch_timeout)].what);
   } catch (const WireError& e) {
     throw malformed(e);
   }

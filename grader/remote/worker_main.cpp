@@ -76,7 +76,7 @@ LaunchHeader read_launch_header(Reader& in, LaunchArrays& arrays) {
   cpu::set_count_per_element(in.pod<uint8_t>() != 0);
   cpu::set_schedule(in.pod<uint8_t>() ? cpu::Schedule::reverse : cpu::Schedule::forward);
   if (const auto checks = in.pod<int8_t>(); checks >= 0) cpu::set_checks(checks != 0);
-  if (const auto timeout = in.pod<double>(); timeout > 0) cpu::set_launch_timeout(timeout);
+  cpu::set_launch_timeout(in.pod<double>());  // <= 0: scaled to the launch (launch_cpu_limit)
   const uint64_t count = in.count(1);
   auto& registry = cpu::MemoryRegistry::instance();
   for (uint64_t k = 0; k < count; ++k) {

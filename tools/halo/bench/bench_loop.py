@@ -6,7 +6,9 @@ In a temporary folder, never touching this checkout's exercises/ or build/:
       (real kernels, real test times), then the first `./workbook grade`, build included;
   (b) in that clone, a full `./workbook grade` again, the build warm;
   (a) a one-line edit of the 7.4 kernel (an equivalent statement, so it still passes), then
-      `./workbook grade 7.4`: the edit to its verdict, with the build warm (median of a few).
+      `./workbook grade 7.4`: the edit to its verdict, with the build warm (median of a few);
+  (d) an endless loop in the 7.2 kernel (the known-wrong kernel "loop counter never advances"),
+      then `./workbook grade 7.2`: how long the whole section takes to report it.
 
 Each is printed with the issue's target and written as Markdown (grade-loop-times.md).
 """
@@ -20,12 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGETS = {"edit": 5.0, "warm": 30.0, "fresh": 180.0}
+TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0}
 LABELS = {
     "edit": "(a) one-line edit of the 7.4 kernel to its verdict (`./workbook grade 7.4`, warm build)",
     "warm": "(b) full `./workbook grade`, warm build",
     "fresh": "(c) first `./workbook grade` on a fresh clone (configure and build included)",
+    "hang": "(d) an endless loop in the 7.2 kernel to its verdict (`./workbook grade 7.2`, warm build)",
 }
+HANG = ("7.2", "loop counter never advances")
 EDIT_FILE = Path("exercises") / "7.4-tiled-1d" / "convolution_1d_tiled.cu"
 EDIT_FROM = "Pvalue += N_ds[tx + j] * M[j];"
 EDIT_TO = "Pvalue += M[j] * N_ds[tx + j];"  # the same product: float multiplication commutes exactly
@@ -59,7 +63,7 @@ def markdown(data):
         "never decide a test.", "",
         "| step | measured | target | |", "|---|---|---|---|",
     ]
-    for key in ("edit", "warm", "fresh"):
+    for key in ("edit", "warm", "fresh", "hang"):
         r = data["steps"].get(key)
         if not r:
             continue
@@ -134,6 +138,16 @@ def run(root, output_dir=None, keep=False):
                 rcs.append(rc)
                 print(f"    {s:.1f} s{'' if rc == 0 else f', exit {rc}'}", flush=True)
             steps["edit"] = {"seconds": statistics.median(times), "all": times, "rc": max(rcs, key=abs)}
+
+            print(f"halo: (d) an endless loop in the {HANG[0]} kernel, then ./workbook grade {HANG[0]} ...", flush=True)
+            from ..core.chapter_data import load_chapter
+            from ..dev import wrong_kernels
+            section = load_chapter(clone).section(HANG[0])
+            wrong = next(w for w in wrong_kernels.load(clone, section) if w.name == HANG[1])
+            wrong_kernels.write_tree(clone, section, wrong, clone / "exercises" / section.folder)
+            s, rc = _timed(workbook + ["grade", HANG[0]], clone, log)
+            steps["hang"] = {"seconds": s, "all": [s], "rc": 0 if rc == 1 else rc or 1}  # it must fail
+            print(f"    {s:.1f} s (target {TARGETS['hang']:.0f} s){'' if rc == 1 else f', exit {rc}'}", flush=True)
     finally:
         if not keep:
             shutil.rmtree(tmp, ignore_errors=True)

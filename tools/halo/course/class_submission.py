@@ -11,6 +11,7 @@ per section, not one per test).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -161,7 +162,8 @@ def grade(procs, harness, chapter, sections, exercises, scratch, seed, isolation
     (also saved as scratch/results.json)."""
     exercises, scratch = Path(exercises), Path(scratch)
     report_dir = scratch / "report"
-    report_dir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(report_dir, ignore_errors=True)  # nothing of an earlier grade: load reports, hangs
+    report_dir.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k not in HIDDEN_FROM_TESTS}
     env.update({"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": str(seed), "HALO_SANDBOX": isolation[0]})
     failures, tests = {}, []

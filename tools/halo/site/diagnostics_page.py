@@ -25,7 +25,7 @@ SHOWN = [
      "7.4", "barrier only for threads with an output"),
     ("Unwritten outputs", "Outputs are poisoned before the launch; what was never stored is listed as ranges.",
      "7.2", "result never stored"),
-    ("Endless loop", "A launch past its time limit is stopped; the report names a thread still running and its line.",
+    ("Endless loop", "A launch past its CPU limit is stopped; the report names a thread still running and its line.",
      "7.2", "loop counter never advances"),
     ("Crash", "A fault in one thread becomes a report; the other threads and tests go on.",
      "7.2", "division by the mask radius"),

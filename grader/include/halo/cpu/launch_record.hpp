@@ -136,8 +136,23 @@ void set_schedule(Schedule s);
 // checks): the baseline for measuring what the checks cost. HALO_DIAGNOSTICS=off sets it too.
 void set_checks(bool on);
 
-// A launch still running after this many seconds is stopped and reported (HALO_LAUNCH_TIMEOUT).
+// A launch is stopped and reported once one of its worker threads has spent this many seconds
+// of CPU time on it (HALO_LAUNCH_TIMEOUT); <= 0: launch_cpu_limit, which scales with the launch.
 void set_launch_timeout(double seconds);
+
+// The CPU limit of a launch when none is set: a base plus an allowance per CUDA thread, many
+// times what a right kernel of the chapter spends (docs/grader.md gives the measurements), so
+// that an endless loop in a small launch is stopped within seconds and a right kernel never is.
+inline constexpr double kLaunchCpuBase = 2.0;
+inline constexpr double kLaunchCpuPerThread = 40e-6;
+inline double launch_cpu_limit(dim3 grid, dim3 block) {  // inline: the judge computes it too
+  const double threads = double(grid.x) * grid.y * grid.z * double(block.x) * block.y * block.z;
+  return kLaunchCpuBase + kLaunchCpuPerThread * threads;
+}
+// The wall-clock backstop, for a thread that blocks instead of spinning: this many times the
+// CPU limit, plus this many seconds.
+inline constexpr double kWallClockFactor = 4.0;
+inline constexpr double kWallClockSlack = 30.0;
 
 // Names device memory so that reports say `N[1024]` rather than an address. `read_only`
 // arrays are kernel inputs: a store into one is a diagnostic. Images (from cudaMallocPitch)
