@@ -928,6 +928,16 @@ class Runner:
         return self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _grade_score, leak_files,
                                adopt=entry is None)
 
+    def _lay_attack(self, entry: Optional[Entry], folder: Path):
+        """The attack's files (none for a baseline) in a new `folder`, dated now."""
+        folder.mkdir(parents=True)
+        now = time.time()
+        for rel in (entry.files if entry else []):
+            dst = folder / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.root / REDTEAM_DIR / entry.name / rel, dst)
+            os.utime(dst, (now, now))
+
     # ------------------------------------------------------------ mode: grade-class
 
     def class_course(self) -> Path:
@@ -944,14 +954,7 @@ class Runner:
         submitter = entry.submitter if entry else DEFAULT_SUBMITTER
         subs = self.work / "class-submissions"
         _remove(subs)
-        folder = subs / submitter
-        folder.mkdir(parents=True)
-        now = time.time()
-        for rel in (entry.files if entry else []):
-            dst = folder / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.root / REDTEAM_DIR / entry.name / rel, dst)
-            os.utime(dst, (now, now))
+        self._lay_attack(entry, subs / submitter)
         out = self.work / "class"
         for old in (out / "gradebook.csv", out / "feedback", out / "class-report.md", out / "work" / "students"):
             _remove(old)
@@ -1016,13 +1019,7 @@ class Runner:
             _copy_tree(pristine, ag)
         sub = ag / "submission"
         _remove(sub)
-        sub.mkdir()
-        now = time.time()
-        for rel in (entry.files if entry else []):
-            dst = sub / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.root / REDTEAM_DIR / entry.name / rel, dst)
-            os.utime(dst, (now, now))
+        self._lay_attack(entry, sub)
         submitter = entry.submitter if entry else DEFAULT_SUBMITTER
         (ag / "submission_metadata.json").write_text(json.dumps({
             "id": 1, "created_at": "2026-01-01T00:00:00.000000-08:00", "submission_method": "upload",
