@@ -493,9 +493,9 @@ def main(root, argv):
         from .site import docs_site
         return docs_site.run(root, chapter, args.instructor, args.output, args.serve)
     if args.command == "lesson":
-        from .student.lesson import LessonError, render_lesson
+        from .student.lesson import LessonError, for_terminal, render_lesson
         try:
-            print(render_lesson(chapter, chapter.section(args.section).id))
+            print(for_terminal(render_lesson(chapter, chapter.section(args.section).id)))
         except (KeyError, LessonError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
         return 0

@@ -140,12 +140,14 @@ class Loop(unittest.TestCase):
                 "machine": {"cpu": "Test CPU", "cores": 2, "os": "Debian"},
                 "steps": {"edit": {"seconds": 4.0, "all": [4.5, 4.0, 3.0], "rc": 0},
                           "warm": {"seconds": 31.0, "all": [31.0], "rc": 0},
-                          "fresh": {"seconds": 200.0, "all": [200.0], "rc": 1}},
+                          "fresh": {"seconds": 200.0, "all": [200.0], "rc": 1},
+                          "hang": {"seconds": 6.0, "all": [6.0], "rc": 0}},
                 "notes": ["noise"]}
         text = bench_loop.markdown(data)
-        self.assertRegex(text, r"\(a\) one-line edit.*\| 4\.0 s \(median of 3: 4\.5, 4\.0, 3\.0 s\) \| 5 s \| within \|")
+        self.assertRegex(text, r"\(a\) one-line edit.*\| 4\.0 s \(median of 3: 4\.5, 4\.0, 3\.0 s\) \| 2 s \| over \|")
         self.assertRegex(text, r"\(b\) full .*\| 31\.0 s \| 30 s \| over \|")
-        self.assertRegex(text, r"\(c\) first .*\| 200\.0 s; exit 1 \| 180 s \| over \|")
+        self.assertRegex(text, r"\(c\) first .*\| 200\.0 s; exit 1 \| 30 s \| over \|")
+        self.assertRegex(text, r"\(d\) an endless loop .*\| 6\.0 s \| 10 s \| within \|")
         self.assertIn("`0123456789ab`", text)
 
 

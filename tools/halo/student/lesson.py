@@ -96,10 +96,14 @@ def render_lesson(chapter: Chapter, section_id: str) -> str:
     except FileNotFoundError:
         raise LessonError(f"{where}: no such file: section {_section(chapter, section_id).id} "
                           "has no lesson yet") from None
-    # "<!-- quoted: RUN -->" marks a block of grader output for the check that it is quoted
-    # from a real run (dev/quoted_output.py); a reader has no use for it.
-    text = re.sub(r"^<!-- quoted: [^>]*-->\n", "", text, flags=re.M)
     return render_text(text, lesson_context(chapter, section_id), where)
+
+
+def for_terminal(text: str) -> str:
+    """A rendered lesson as `./workbook lesson` prints it: without the "<!-- quoted: RUN -->"
+    lines that mark blocks of grader output for the check that they quote real runs
+    (dev/quoted_output.py). Markdown and HTML readers never see those comments."""
+    return re.sub(r"^<!-- quoted: [^>]*-->\n", "", text, flags=re.M)
 
 
 def render_text(text: str, context: dict, where: str) -> str:
