@@ -50,12 +50,13 @@ def run(root, build_dir=None):
         cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", build.jobs(), "--no-tests=error",
                "--output-on-failure"] + selection
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        last = None  # CTest's own summary is its last; a failing test's output may hold others
         for line in proc.stdout:
             sys.stdout.write(line)
-            m = SUMMARY.match(line)
-            if m:
-                totals[0] += int(m.group(2))
-                totals[1] += int(m.group(3))
+            last = SUMMARY.match(line) or last
+        if last:
+            totals[0] += int(last.group(2))
+            totals[1] += int(last.group(3))
         code = proc.wait() or code
     failed, total = totals
     print(f"\n{100 * (total - failed) // max(total, 1)}% tests passed, {failed} tests failed out of {total}")

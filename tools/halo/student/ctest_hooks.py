@@ -65,6 +65,8 @@ _BLOCK = re.compile(r"^\d+/\d+ Test: (?P<name>.*?)\n.*?^Output:\n-+\n(?P<output>
 def read_last_test_log(build_dir):
     """[{name, section, kind, status, message}] of the tests of CTest's last run."""
     log = Path(build_dir) / "Testing" / "Temporary" / "LastTest.log"
+    if log.with_name("LastTest.log.tmp").is_file():  # while CTest runs (its post-test hook) the log is here
+        log = log.with_name("LastTest.log.tmp")
     try:
         text = log.read_text(errors="replace")
     except OSError:
