@@ -156,6 +156,11 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     procs = class_submission.Processes()
     ctx = (root, chapter, assignment, harness, work, procs, found, seed)
     jobs = max(1, jobs or os.cpu_count() or 1)
+    # Each launch runs on HALO_THREADS workers (every core, by default); with `jobs` submissions
+    # graded at once that oversubscribes the cores. Share them out instead (unless set by hand).
+    threads_before = os.environ.get("HALO_THREADS")
+    if threads_before is None:
+        os.environ["HALO_THREADS"] = str(max(1, (os.cpu_count() or 1) // jobs))
     bar = Bar(len(subs))
     graded, timings = {}, {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
@@ -192,6 +197,8 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
         return 130
     pool.shutdown(wait=True)
     bar.close()
+    if threads_before is None:
+        os.environ.pop("HALO_THREADS", None)
     _write_outputs(chapter, assignment, subs, graded, work, out, timings, harness_seconds, jobs)
     return 0
 
