@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import export_autograder
+from ..core import committed
 from . import release
 
 SECTIONS = ("7.2", "7.4")
@@ -42,7 +42,7 @@ def _release(root, work, mode):
 
 def _solve(root, out):
     """The last commit's reference kernels and answers over the release's stubs."""
-    for name, _mode, _mtime, data in export_autograder.committed_files(root):
+    for name, data in committed.files(root, "solutions").items():
         parts = name.split("/")
         if parts[0] == "solutions" and (out / "exercises" / parts[1]).is_dir():
             (out / "exercises" / Path(*parts[1:])).write_bytes(data)

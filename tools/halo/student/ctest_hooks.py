@@ -92,17 +92,13 @@ def after(chapter, build_dir):
     except OSError:
         broken = set()
     loads = results.read_loads(build_dir / "report")
-    sections = {}
-    for t in tests:
-        sections.setdefault(t["section"], {"build": "failed" if t["section"] in broken else "ok", "build_output": "",
-                                           "loads": loads.get(t["section"], [])})
-    shown = {"tests": [t for t in tests if t["section"] not in broken], "sections": sections}
+    sections = {t["section"]: {"build": "ok", "loads": loads.get(t["section"], [])} for t in tests}
     print("\nhalo: what the tests said")
-    for sid in sorted(broken & set(sections)):
+    for sid in sorted(broken & set(sections)):  # the compiler's errors were printed before the tests
         print(f"\n{sid}: the kernel does not compile (the errors are above); every test of it failed")
-    results.print_failures({"tests": shown["tests"],
+    results.print_failures({"tests": [t for t in tests if t["section"] not in broken],
                             "sections": {k: v for k, v in sections.items() if k not in broken}})
-    for sid, sec in sections.items():
+    for sid in sections:
         answers = [t for t in tests if t["section"] == sid and t["kind"] == "answers"
                    and not t["name"].endswith("the file is well-formed")]
         if answers:
