@@ -84,9 +84,11 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
   const size_t b = w->block_linear;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
 
-  for (size_t k = 0; k < L.regions.size(); ++k) {
+  const Launch::Zone* zones = L.zones.data();
+  const size_t zone_count = L.zones.size();
+  for (size_t k = 0; k < zone_count; ++k) {
+    if (a - zones[k].lo >= zones[k].span) continue;
     const Region& r = L.regions[k];
-    if (a - r.zone_lo >= r.zone_hi - r.zone_lo) continue;
     if (L.checks) {
       if (a < r.lo || a + size > r.hi)
         refuse(*w, DiagnosticKind::out_of_bounds, pc, [&] { return out_of_bounds_message(r, a, store); });
@@ -100,11 +102,12 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
       break;  // unchecked: counted as host memory below, and left to happen
     }
     ArrayTraffic& t = R.arrays[k];
-    Traffic& c = store ? t.block_stores[b] : t.block_loads[b];
+    Worker::ArrayTally& tally = w->array_tally[k];
+    Traffic& c = store ? tally.stores : tally.loads;
     c.accesses += 1;
     c.bytes += size;
     if (!store) {
-      Traffic& phase = t.block_loads_phase[w->current->barriers_passed ? 1 : 0][b];
+      Traffic& phase = tally.loads_phase[w->current->barriers_passed ? 1 : 0];
       phase.accesses += 1;
       phase.bytes += size;
     }
@@ -117,7 +120,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
       const size_t first = (a - r.lo) / r.element_size, last = (a + size - 1 - r.lo) / r.element_size;
       for (size_t e = first; e <= last; ++e) __atomic_fetch_add(&slots[e], 1u, __ATOMIC_RELAXED);
     }
-    Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(Space::global)][b];
+    Traffic& s = w->space_tally[store][int(Space::global)];
     s.accesses += 1;
     s.bytes += size;
     return;
@@ -155,7 +158,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
              [&] { char b[32]; std::snprintf(b, sizeof b, "%lx", static_cast<unsigned long>(a)); return std::string(b); }() +
              "): a pointer computed from something other than a kernel argument?";
     });
-  Traffic& s = (store ? R.block_space_stores : R.block_space_loads)[int(space)][b];
+  Traffic& s = w->space_tally[store][int(space)];
   s.accesses += 1;
   s.bytes += size;
 }

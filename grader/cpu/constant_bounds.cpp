@@ -3,7 +3,6 @@
 // the section's end, is out of bounds and is named after the nearest variable, in the words used
 // for global arrays. Kernels only read constant memory, as on a GPU.
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,14 +17,16 @@ struct ConstantArray {
   std::string name;
 };
 
+std::vector<ConstantArray> read_constant_arrays() {
+  std::vector<ConstantArray> arrays;
+  const uintptr_t bias = load_bias();
+  for (const ElfSymbol& s : executable_symbols())
+    if (!s.tls && s.section == "halo_constant") arrays.push_back({bias + s.value, bias + s.value + s.size, s.name});
+  return arrays;
+}
+
 const std::vector<ConstantArray>& constant_arrays() {
-  static std::once_flag once;
-  static std::vector<ConstantArray> arrays;
-  std::call_once(once, [] {
-    const uintptr_t bias = load_bias();
-    for (const ElfSymbol& s : executable_symbols())
-      if (!s.tls && s.section == "halo_constant") arrays.push_back({bias + s.value, bias + s.value + s.size, s.name});
-  });
+  static const std::vector<ConstantArray> arrays = read_constant_arrays();  // thread-safe, once; a flag test after
   return arrays;
 }
 
@@ -38,6 +39,7 @@ int64_t index_of(uintptr_t a, const ConstantArray& c) {
 }  // namespace
 
 bool check_constant_access(Worker& w, uintptr_t a, unsigned size, bool store, const void* pc) {
+  if (!store && a >= w.constant_hit_lo && a + size <= w.constant_hit_hi) return true;
   const auto& arrays = constant_arrays();
   const ConstantArray* nearest = nullptr;
   uintptr_t best = ~uintptr_t(0);
@@ -51,9 +53,12 @@ bool check_constant_access(Worker& w, uintptr_t a, unsigned size, bool store, co
     if (distance < best) nearest = &c, best = distance;
   }
   if (!nearest) return true;  // no __constant__ variable to name: left to happen, as a read of the program
+  if (best == 0 && !store) {  // the common case, every read of a mask: no string built
+    w.constant_hit_lo = nearest->lo, w.constant_hit_hi = nearest->hi;
+    return true;
+  }
   const ConstantArray& c = *nearest;
   const std::string element = c.name + "[" + std::to_string(index_of(a, c)) + "]";
-  if (best == 0 && !store) return true;
   if (best == 0) {
     raise_diagnostic_with(w, DiagnosticKind::write_to_input, pc, [&](Diagnostic&) {
       return "write to " + element + " in constant memory, which a kernel can only read (copy into it from the "

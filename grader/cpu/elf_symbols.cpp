@@ -4,9 +4,9 @@
 #include <elf.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 
 namespace halo::cpu {
@@ -25,8 +25,13 @@ std::string short_name(const std::string& mangled) {
 
 std::vector<ElfSymbol> read_symbols() {
   std::vector<ElfSymbol> out;
-  std::ifstream f("/proc/self/exe", std::ios::binary);
-  std::vector<char> elf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // One read of the whole file (a few MB): through istreambuf_iterator, a byte at a time, it was
+  // a visible part of every worker's start.
+  std::ifstream f("/proc/self/exe", std::ios::binary | std::ios::ate);
+  std::vector<char> elf(size_t(std::max<std::streamoff>(0, f.tellg())));
+  f.seekg(0);
+  f.read(elf.data(), std::streamsize(elf.size()));
+  elf.resize(size_t(std::max<std::streamsize>(0, f.gcount())));
   if (elf.size() < sizeof(Elf64_Ehdr)) return out;
   const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(elf.data());
   if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff + eh->e_shnum * sizeof(Elf64_Shdr) > elf.size() ||

@@ -26,6 +26,12 @@ struct Launch {
   dim3 grid, block;
   KernelBody body;
   std::vector<Region> regions;     // snapshot of the registry, sorted by address
+  // Each region's address range with its red zones, in the same order, packed: every access of
+  // the kernel is looked up here first, and most (shared, constant, local) match none.
+  struct Zone {
+    uintptr_t lo, span;  // [lo, lo + span)
+  };
+  std::vector<Zone> zones;
   uintptr_t constant_lo = 0, constant_hi = 0;
   bool per_thread = false;
   bool per_element = false;  // ArrayTraffic::element_loads/stores (shared by all workers: atomic adds)
@@ -82,8 +88,23 @@ struct Worker {
     const void* read_pc = nullptr;
   };
   std::vector<SharedWord> shadow;
-  uint64_t block_serial = 0;  // unique per block this worker runs (never 0)
+  uint64_t block_serial = 0;  // unique per block the process runs (never 0)
   uint32_t epoch = 0;         // barriers released so far in the current block
+
+  // The __shared__ array (offsets in the TLS block) and the __constant__ variable (addresses)
+  // the latest in-bounds access fell in: most accesses fall in the same one again, and are then
+  // known to be in bounds without a search of the symbols. Empty ranges until then.
+  uint64_t shared_hit_lo = 0, shared_hit_hi = 0;
+  uintptr_t constant_hit_lo = 0, constant_hit_hi = 0;
+
+  // The running block's traffic, tallied here and added to the launch record when the block
+  // ends: workers run neighbouring blocks, whose counters in the record share cache lines, and
+  // counting there made every access of two workers fight over them (twice the time of a launch).
+  struct ArrayTally {
+    Traffic loads, stores, loads_phase[2];
+  };
+  std::vector<ArrayTally> array_tally;   // per region of the launch
+  Traffic space_tally[2][kSpaceCount];  // [store][space]
 
   std::vector<char*> free_stacks;
   std::vector<char*> all_stacks;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -87,11 +88,38 @@ void find_tls_block(uintptr_t& lo, uintptr_t& hi) {
   hi = out.hi;
 }
 
+// What one launch's workers leave for the next: fiber stacks and shared-memory shadows. A test
+// makes dozens of launches, and mapping, guarding and unmapping a stack per thread of a block in
+// each of them was most of a small test's time (system time, thousands of mmap calls).
+struct LeftForNextLaunch {
+  std::mutex mutex;
+  std::vector<char*> stacks;
+  std::vector<std::vector<Worker::SharedWord>> shadows;
+};
+LeftForNextLaunch& left_for_next_launch() {
+  static LeftForNextLaunch pool;
+  return pool;
+}
+
+// Shadow records name their block by a serial unique in the process (never 0), so a shadow left
+// by an earlier launch holds no record that looks current.
+std::atomic<uint64_t> next_block_serial{1};
+
 char* take_stack(Worker& w) {
   if (!w.free_stacks.empty()) {
     char* s = w.free_stacks.back();
     w.free_stacks.pop_back();
     return s;
+  }
+  {
+    LeftForNextLaunch& pool = left_for_next_launch();
+    std::lock_guard lock(pool.mutex);
+    if (!pool.stacks.empty()) {
+      char* s = pool.stacks.back();
+      pool.stacks.pop_back();
+      w.all_stacks.push_back(s);
+      return s;
+    }
   }
   // One guard page below each stack: a runaway recursion faults instead of corrupting a neighbour.
   size_t bytes = kStackBytes + kPageBytes;
@@ -106,10 +134,30 @@ char* take_stack(Worker& w) {
   return s;
 }
 
+// Hands the worker's stacks and shadow to the next launch.
 void release_stacks(Worker& w) {
-  for (char* s : w.all_stacks) munmap(s, kStackBytes + kPageBytes);
+  LeftForNextLaunch& pool = left_for_next_launch();
+  std::lock_guard lock(pool.mutex);
+  pool.stacks.insert(pool.stacks.end(), w.all_stacks.begin(), w.all_stacks.end());
+  if (!w.shadow.empty()) pool.shadows.push_back(std::move(w.shadow));
   w.all_stacks.clear();
   w.free_stacks.clear();
+}
+
+// A shadow of `words` records, one left by an earlier launch when there is one (its records are
+// stale by their serials, so it needs no clearing).
+std::vector<Worker::SharedWord> take_shadow(size_t words) {
+  std::vector<Worker::SharedWord> shadow;
+  {
+    LeftForNextLaunch& pool = left_for_next_launch();
+    std::lock_guard lock(pool.mutex);
+    if (!pool.shadows.empty()) {
+      shadow = std::move(pool.shadows.back());
+      pool.shadows.pop_back();
+    }
+  }
+  shadow.resize(words);
+  return shadow;
 }
 
 [[noreturn]] void yield_for_good(Yield why) {
@@ -160,11 +208,38 @@ void resume(Worker& w, size_t t) {
   slot.context = nullptr;
 }
 
+// Adds the block's tallied traffic to the launch record, in the block's own slots (see
+// Worker::array_tally), and clears the tally for the next block.
+void flush_tally(Worker& w) {
+  LaunchRecord& R = *w.launch->record;
+  const size_t b = w.block_linear;
+  for (size_t k = 0; k < w.array_tally.size(); ++k) {
+    Worker::ArrayTally& t = w.array_tally[k];
+    ArrayTraffic& a = R.arrays[k];
+    a.block_loads[b] += t.loads;
+    a.block_stores[b] += t.stores;
+    a.block_loads_phase[0][b] += t.loads_phase[0];
+    a.block_loads_phase[1][b] += t.loads_phase[1];
+    t = {};
+  }
+  for (int space = 0; space < kSpaceCount; ++space) {
+    R.block_space_loads[space][b] += w.space_tally[0][space];
+    R.block_space_stores[space][b] += w.space_tally[1][space];
+    w.space_tally[0][space] = w.space_tally[1][space] = {};
+  }
+}
+
+struct FlushTallyAtEnd {
+  Worker& w;
+  ~FlushTallyAtEnd() { flush_tally(w); }
+};
+
 void run_block(Worker& w, size_t b) {
   Launch& L = *w.launch;
+  FlushTallyAtEnd flush{w};  // every way out of the block, a time-out's included
   w.block_linear = b;
   w.block_idx = unflatten(b, L.grid);
-  ++w.block_serial;  // shared-memory shadow records of earlier blocks become stale
+  w.block_serial = next_block_serial.fetch_add(1, std::memory_order_relaxed);  // earlier blocks' records go stale
   w.epoch = 0;
   poison_shared_variables(w);  // no value of an earlier block survives: replays are exact
   const size_t nt = L.threads_per_block();
@@ -222,8 +297,9 @@ void run_worker(Launch* L) {
   Worker w;
   w.launch = L;
   w.slots.resize(L->threads_per_block());
+  w.array_tally.resize(L->regions.size());
   find_tls_block(w.tls_lo, w.tls_hi);
-  if (L->checks) w.shadow.resize((w.tls_hi - w.tls_lo + 3) / 4);
+  if (L->checks) w.shadow = take_shadow((w.tls_hi - w.tls_lo + 3) / 4);
   FaultStack fault_stack;  // a crash (even a stack overflow) is handled on its own stack
   tls_worker = &w;
   for (;;) {
@@ -381,6 +457,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   L.body = body;
   L.regions = MemoryRegistry::instance().snapshot();
   std::sort(L.regions.begin(), L.regions.end(), [](const Region& a, const Region& b) { return a.lo < b.lo; });
+  for (const Region& r : L.regions) L.zones.push_back({r.zone_lo, r.zone_hi - r.zone_lo});
   L.constant_lo = reinterpret_cast<uintptr_t>(__start_halo_constant);
   L.constant_hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
   L.per_thread = per_thread_requested;

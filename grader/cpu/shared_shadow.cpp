@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -142,10 +141,8 @@ SharedLayout read_layout() {
 }
 
 const SharedLayout& layout() {
-  static std::once_flag once;
-  static SharedLayout l;
-  std::call_once(once, [] { l = read_layout(); });
-  return l;
+  static const SharedLayout l = read_layout();  // a function-local static: after the first call, one
+  return l;                                     // flag test per access rather than a pthread_once call
 }
 
 const TlsSymbol* symbol_at(uint64_t offset) {
@@ -201,8 +198,12 @@ HALO_CALLBACK_CODE bool check_shared_bounds(Worker& w, uintptr_t address, unsign
     });
     return false;
   }
+  if (offset >= w.shared_hit_lo && offset + size <= w.shared_hit_hi) return true;
   const TlsSymbol* s = symbol_at(offset);
-  if (s && s->kind == TlsSymbol::array && offset + size <= s->offset + s->size) return true;
+  if (s && s->kind == TlsSymbol::array && offset + size <= s->offset + s->size) {
+    w.shared_hit_lo = s->offset, w.shared_hit_hi = s->offset + s->size;
+    return true;
+  }
   const TlsSymbol* a = s && s->kind == TlsSymbol::array ? s : nearest_array(offset);
   if (!a) return true;
   raise_diagnostic_with(w, DiagnosticKind::out_of_bounds, pc, [&](Diagnostic&) {
