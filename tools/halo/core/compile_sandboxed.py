@@ -51,36 +51,40 @@ def _paths(args):
 
 
 def _ir_command(args, ir_path):
-    """The same compile, stopped at LLVM IR (instrumentation applied) and written to `ir_path`."""
+    """The same compile stopped at LLVM IR (instrumentation applied, debug info and dependency
+    file as asked) and written to `ir_path` in place of the object."""
     out, skip = [], False
     for a in args:
         if skip:
             skip = False
             continue
-        if a in ("-o", "-MF", "-MT", "-MQ"):
+        if a == "-o":
             skip = True
             continue
-        if a in ("-c", "-MD", "-MMD"):
+        if a == "-c":
             continue
         out.append(a)
-    return out + ["-S", "-emit-llvm", "-gline-tables-only", "-o", ir_path]
+    return out + ["-S", "-emit-llvm", "-o", ir_path]
 
 
-def _validate(kernel, compiler, read_only, writable, out_dir):
-    """Findings on one kernel file: its text, then (when that is clean and it compiles) its IR.
-    Only clang runs in the sandbox; the checks read text and never run the submission."""
-    found = validate.validate_source(Path(kernel), Path(kernel).read_text(errors="replace"))
-    if found:
-        return found
-    ir_path = os.path.join(out_dir, Path(kernel).name + ".validate.ll")
-    status, _ = sandbox.run(_ir_command(compiler, ir_path), read_only=read_only, writable=writable, cwd=out_dir)
-    try:
-        if status != 0:
-            return []  # the real compile below fails too, with the compiler's own messages
-        return validate.validate_ir(Path(kernel), Path(ir_path).read_text(errors="replace"))
-    finally:
-        if os.path.exists(ir_path):
-            os.unlink(ir_path)
+def _codegen_command(args, ir_path):
+    """The object from validated IR: code generation only, at the compile's optimisation level.
+    Every IR pass (the instrumentation among them) ran once, before the validator read the IR;
+    running none again makes the object exactly what was validated."""
+    obj = args[args.index("-o") + 1]
+    levels = [a for a in args if a.startswith("-O")]
+    return [args[0], *levels[-1:], "-Xclang", "-disable-llvm-passes", "-c", ir_path, "-o", obj]
+
+
+def _report(status, output):
+    """Prints what the compiler said and why a step was stopped; the launcher's exit status."""
+    sys.stdout.write(output)
+    if status == 124:
+        print(f"halo: the compiler did not finish within {sandbox.COMPILE_SECONDS} s and was stopped "
+              "(an #include of a device, or a template that never ends?)", file=sys.stderr)
+    elif status < 0 or status > 128:
+        print("halo: the compiler was stopped by a resource limit (memory or output size)", file=sys.stderr)
+    return 0 if status == 0 else 1
 
 
 def main(argv):
@@ -107,24 +111,45 @@ def main(argv):
         if overlay:
             compiler = compiler[:1] + ["-ivfsoverlay", overlay] + compiler[1:]
             read_only.add(scratch)
-        for kernel in mine:
-            found = _validate(kernel, compiler, read_only, writable, cwd)
-            for f in found:
-                print(f"{f.file}:{f.line}: error: {f.message}")
+        for kernel in mine:  # the text first: a refused construct is named before clang parses it
+            found = validate.validate_source(Path(kernel), Path(kernel).read_text(errors="replace"))
             if found:
-                print(f"halo: {Path(kernel).name} was not compiled: the grader cannot vouch for what it would measure",
-                      file=sys.stderr)
-                return 1
-        status, output = sandbox.run(compiler, read_only=read_only, writable=writable, cwd=cwd)
+                return _refuse(kernel, found)
+        # One compile to IR, which the validator reads and the object is generated from: the
+        # front end and the IR passes run once (a kernel edit's compile costs half what two full
+        # compiles did), and what runs is what was validated.
+        obj = compiler[compiler.index("-o") + 1] if "-o" in compiler else ""
+        ir_path = os.path.join(os.path.dirname(obj) or cwd, Path(obj).name + ".validate.ll")
+        try:
+            status, output = sandbox.run(_ir_command(compiler, ir_path), read_only=read_only, writable=writable,
+                                         cwd=cwd)
+            if status != 0 or not os.path.exists(ir_path):
+                return _report(status or 1, output)
+            ir = os.path.join(scratch, "kernel.ll")  # out of reach of the next step's writable folder
+            shutil.move(ir_path, ir)
+        finally:
+            if os.path.exists(ir_path):
+                os.unlink(ir_path)
+        os.chmod(ir, 0o644)
+        ir_text = Path(ir).read_text(errors="replace")
+        for kernel in mine:
+            found = validate.validate_ir(Path(kernel), ir_text)
+            if found:
+                sys.stdout.write(output)
+                return _refuse(kernel, found)
+        status, more = sandbox.run(_codegen_command(compiler, ir), read_only=read_only | {scratch}, writable=writable,
+                                   cwd=cwd)
+        return _report(status, output + more)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    sys.stdout.write(output)
-    if status == 124:
-        print(f"halo: the compiler did not finish within {sandbox.COMPILE_SECONDS} s and was stopped "
-              "(an #include of a device, or a template that never ends?)", file=sys.stderr)
-    elif status < 0 or status > 128:
-        print("halo: the compiler was stopped by a resource limit (memory or output size)", file=sys.stderr)
-    return 0 if status == 0 else 1
+
+
+def _refuse(kernel, found):
+    for f in found:
+        print(f"{f.file}:{f.line}: error: {f.message}")
+    print(f"halo: {Path(kernel).name} was not compiled: the grader cannot vouch for what it would measure",
+          file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
