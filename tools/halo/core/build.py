@@ -22,7 +22,8 @@ def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):
     """Runs CMake's configure step unless the directory is already set up the same way (Ninja
     re-runs it by itself when a CMake input changes)."""
     build_dir = Path(build_dir)
-    wanted = {"HALO_MODE": mode, "CMAKE_CXX_COMPILER": toolchain.cxx}
+    # This interpreter, named: CMake then needs no search for one (most of a second).
+    wanted = {"HALO_MODE": mode, "CMAKE_CXX_COMPILER": toolchain.cxx, "Python3_EXECUTABLE": sys.executable}
     if exercises_dir:
         wanted["HALO_EXERCISES_DIR"] = str(Path(exercises_dir).resolve())
     wanted.update(extra or {})
@@ -43,8 +44,16 @@ def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):
 
 
 def build_targets(toolchain, build_dir, targets):
-    """Builds each target on its own so that one section's compile error does not hide the
-    others. Returns {target: compiler output} for the targets that failed."""
+    """Builds the targets in one run of the build tool (every core busy, one start-up), going on
+    past errors; returns {target: compiler output} for the targets that failed. Only when
+    something failed is each target built again on its own, so that each failure is told with its
+    own compiler output and one section's error never hides another's."""
+    if not targets:
+        return {}
+    together = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *targets, "--", "-k", "0",
+                               f"-j{jobs()}"], capture_output=True, text=True)
+    if together.returncode == 0:
+        return {}
     failed = {}
     for target in targets:
         p = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", target, "--", f"-j{jobs()}"],

@@ -66,6 +66,11 @@ def _points_line(chapter, assignment, res):
     return f"Points: {got:g} of {worth:g}, scored as {name} scores them{of}.{later}"
 
 
+def _targets(section, gpu):
+    sid = section.id.replace(".", "_")
+    return [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
+
+
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
     root = Path(root)
     if assignment is None:
@@ -94,18 +99,19 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
         _link_compile_commands(root, build_dir)
 
     failures = {}
-    for s in sections:
-        if not s.kernels:
-            continue  # questions only: nothing to build
-        sid = s.id.replace(".", "_")
-        targets = [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
-        with progress.Progress(f"building {s.id} {s.slug}"):
-            failed = build.build_targets(tc, build_dir, targets)
-        if failed:
-            failures[s.id] = "\n".join(failed.values())
+    built = [s for s in sections if s.kernels]  # sections of questions only have nothing to build
+    targets = {s.id: _targets(s, gpu) for s in built}
+    what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
+    if built:
+        with progress.Progress(f"building {what}"):
+            failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]])
+        for s in built:
+            mine = [t for t in targets[s.id] if t in failed]
+            if mine:
+                failures[s.id] = "\n".join(failed[t] for t in mine)
             # The last good program must not be graded in place of the broken source: without
             # it, every test of the section fails, saying the kernel file did not compile.
-            for t in failed:
+            for t in mine:
                 (build_dir / "grader" / t).unlink(missing_ok=True)
 
     report_dir = build_dir / "report"
