@@ -71,6 +71,23 @@ template <class Describe>
 
 void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc);
 
+// A thread past the launch's access limit: a loop over the whole input, or one that never ends.
+// Stopped before the access, with the rest of the launch: every other thread would reach the
+// limit too, each after as long.
+[[noreturn]] __attribute__((cold)) HALO_CALLBACK_CODE void stop_over_limit(Worker* w, const void* pc) {
+  Launch& L = *w->launch;
+  L.over_limit.store(true, std::memory_order_relaxed);
+  refuse(*w, DiagnosticKind::work_limit, pc, [&] {
+    const dim3 b = L.block;
+    return "this thread made " + std::to_string(L.access_limit) +
+           " memory accesses, the most one thread may make in a launch of " +
+           std::to_string(size_t(b.x) * b.y * b.z) + "-thread blocks (" + std::to_string(kThreadAccessBase) +
+           " plus " + std::to_string(kThreadAccessPerBlockThread) +
+           " per thread of its block; a thread of the chapter's kernels makes a few hundred): a loop over the "
+           "whole input, or one that never ends? The launch was stopped here";
+  });
+}
+
 inline void on_access(const void* p, unsigned size, bool store, const void* pc) {
   Worker* w = tls_worker;
   if (!w || !w->in_fiber) return;
@@ -80,6 +97,8 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
 
 HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
   const Launch& L = *w->launch;
+  if (w->stop_requested) stop_current_thread();  // the launch was abandoned while this thread ran
+  if (++w->current->accesses > L.access_limit) stop_over_limit(w, pc);
   LaunchRecord& R = *L.record;
   const size_t b = w->block_linear;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
@@ -134,6 +153,9 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
   else if (a - w->stack_lo < w->stack_hi - w->stack_lo) space = Space::local;
   else if (a - w->tls_lo < w->tls_hi - w->tls_lo) {
     space = Space::shared;
+    // Bounds first: an index one past a __shared__ array is named as that, whatever the linker
+    // placed after the array (the runtime's own state, in some builds).
+    if (L.checks && !check_shared_bounds(*w, a, size, store, pc)) stop_current_thread();
     // The TLS block also holds the runtime's own pointer to this worker: a kernel that changed
     // it could switch its own counting off. Never a diagnostic to turn off.
     const uintptr_t own = reinterpret_cast<uintptr_t>(&tls_worker);
@@ -142,10 +164,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
         return std::string(store ? "write to " : "read of ") +
                "the grader's own state in shared memory (outside every __shared__ variable of the kernel)";
       });
-    if (L.checks) {
-      if (!check_shared_bounds(*w, a, size, store, pc)) stop_current_thread();
-      check_shared_access(*w, a, size, store, pc);
-    }
+    if (L.checks) check_shared_access(*w, a, size, store, pc);
   }
   // Any other memory is the process's (the runtime, its records, the heap): a kernel may read
   // constant data there, but a store could rewrite what the grader measured, so none happens.

@@ -7,9 +7,11 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -41,10 +43,18 @@ struct Launch {
   std::chrono::steady_clock::time_point deadline;
   double timeout_s = 0;
   std::atomic<bool> timed_out{false};
+  uint64_t access_limit = 0;             // per CUDA thread: thread_access_limit(block)
+  std::atomic<bool> over_limit{false};   // a thread reached it, or a worker raised kDiagnosticLimit
+                                         // diagnostics: the rest of the launch is abandoned
+  bool stopping() const {
+    return timed_out.load(std::memory_order_relaxed) || over_limit.load(std::memory_order_relaxed);
+  }
   std::vector<std::pair<uint3, size_t>> unfinished;  // after a time-out: blocks cut short, threads left (diagnostics_mutex)
   std::atomic<size_t> next_block{0};
   LaunchRecord* record = nullptr;  // counters are written per block: no two workers share one
   std::mutex diagnostics_mutex;
+  bool has_first[kDiagnosticKinds] = {};  // record->first[k] holds one (diagnostics_mutex)
+  bool diagnostics_over_limit = false;    // a worker reached kDiagnosticLimit (set after the join)
 
   size_t block_count() const { return size_t(grid.x) * grid.y * grid.z; }
   size_t threads_per_block() const { return size_t(block.x) * block.y * block.z; }
@@ -61,6 +71,7 @@ struct FiberSlot {
   FiberState state = FiberState::fresh;
   int barrier_line = 0;
   unsigned barriers_passed = 0;  // __syncthreads() calls this thread has made
+  uint64_t accesses = 0;         // memory accesses this thread has made (Launch::access_limit)
 };
 
 struct Worker {
@@ -75,6 +86,7 @@ struct Worker {
   fctx::fcontext_t scheduler = nullptr;
   bool in_fiber = false;  // a CUDA thread is running (for the crash and time-out handlers)
   bool stopped_by_timeout = false;  // the time-out stopped this worker's running thread
+  volatile bool stop_requested = false;  // the launch is abandoned: stop at the next access (faults.cpp)
   // The kernel's location of the latest access checked: a time-out that interrupts the
   // instrumentation callbacks names this line, the student's, rather than ours.
   const void* access_pc = nullptr;
@@ -96,6 +108,14 @@ struct Worker {
   // known to be in bounds without a search of the symbols. Empty ranges until then.
   uint64_t shared_hit_lo = 0, shared_hit_hi = 0;
   uintptr_t constant_hit_lo = 0, constant_hit_hi = 0;
+
+  // Diagnostics this worker raised, by kind, added to the record as it finishes; and the order
+  // of the earliest of each kind it has offered the record. A kernel wrong in every access raises
+  // a diagnostic per access: only one that may be the launch's first takes the lock.
+  uint64_t diagnostic_counts[kDiagnosticKinds] = {};
+  uint64_t diagnostics_raised = 0;
+  uint64_t earliest_offered[kDiagnosticKinds];
+  Worker() { std::fill(std::begin(earliest_offered), std::end(earliest_offered), ~uint64_t(0)); }
 
   // The running block's traffic, tallied here and added to the launch record when the block
   // ends: workers run neighbouring blocks, whose counters in the record share cache lines, and
@@ -171,11 +191,17 @@ std::string shared_element_name(uintptr_t offset_in_tls_block);
 template <class Describe>
 void raise_diagnostic_with(Worker& w, DiagnosticKind kind, const void* pc, Describe describe) {
   Launch& L = *w.launch;
+  const int k = int(kind);
   const uint64_t order = w.block_linear * L.threads_per_block() + w.thread_linear;
+  ++w.diagnostic_counts[k];
+  if (++w.diagnostics_raised == kDiagnosticLimit) L.over_limit.store(true, std::memory_order_relaxed);
+  if (order >= w.earliest_offered[k]) return;  // this worker offered an earlier one of this kind
+  w.earliest_offered[k] = order;
   std::lock_guard lock(L.diagnostics_mutex);
   LaunchRecord& R = *L.record;
-  Diagnostic& first = R.first[int(kind)];
-  if (R.counts[int(kind)]++ != 0 && order >= first.order) return;
+  Diagnostic& first = R.first[k];
+  if (L.has_first[k] && order >= first.order) return;
+  L.has_first[k] = true;
   Diagnostic d;
   d.kind = kind;
   d.block = w.block_idx;

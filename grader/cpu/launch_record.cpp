@@ -33,6 +33,7 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::crash: return "crash";
     case DiagnosticKind::outside_memory: return "access outside the kernel's memory";
     case DiagnosticKind::assert_failed: return "device-side assertion failed";
+    case DiagnosticKind::work_limit: return "too many memory accesses in one thread";
     case DiagnosticKind::count_: break;
   }
   return "?";

@@ -247,7 +247,7 @@ void run_block(Worker& w, size_t b) {
   w.warp_values.assign(nt, 0);
   for (;;) {
     for (size_t k = 0; k < nt; ++k) {
-      if (L.timed_out.load(std::memory_order_relaxed)) {  // abandon the rest of the launch
+      if (L.stopping()) {  // abandon the rest of the launch
         size_t left = 0;
         for (const auto& s : w.slots) left += s.state != FiberState::finished && s.state != FiberState::stopped;
         std::lock_guard lock(L.diagnostics_mutex);
@@ -303,13 +303,16 @@ void run_worker(Launch* L) {
   FaultStack fault_stack;  // a crash (even a stack overflow) is handled on its own stack
   tls_worker = &w;
   for (;;) {
-    if (L->timed_out.load(std::memory_order_relaxed)) break;  // before taking a block: it would count as started
+    if (L->stopping()) break;  // before taking a block: it would count as started
     size_t b = L->next_block.fetch_add(1, std::memory_order_relaxed);
     if (b >= L->block_count()) break;
     run_block(w, b);
   }
   tls_worker = nullptr;
   release_stacks(w);
+  std::lock_guard lock(L->diagnostics_mutex);
+  for (int k = 0; k < kDiagnosticKinds; ++k) L->record->counts[k] += w.diagnostic_counts[k];
+  if (w.diagnostics_raised >= kDiagnosticLimit) L->diagnostics_over_limit = true;
 }
 
 unsigned worker_count(size_t blocks) {
@@ -374,6 +377,16 @@ void describe_unfinished(LaunchRecord& r, const Launch& L) {
       "\n    still running when it was stopped: " + std::to_string(threads) + " threads of block" +
       (L.unfinished.size() == 1 ? " " : "s ") + blocks + "; " + std::to_string(L.block_count() - std::min(started, L.block_count())) +
       " blocks never started";
+}
+
+// After kDiagnosticLimit diagnostics: the most frequent kind says the launch was cut short, so
+// its count reads as "at least".
+void note_cut_short(LaunchRecord& r) {
+  int most = 0;
+  for (int k = 1; k < kDiagnosticKinds; ++k)
+    if (r.counts[k] > r.counts[most]) most = k;
+  r.first[most].what += "\n    the launch was stopped after " + std::to_string(r.counts[most]) +
+                        " of these: the first is what to fix; the rest of the launch did not run";
 }
 
 void total_up(LaunchRecord& r) {
@@ -466,6 +479,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   L.reverse = schedule_requested == Schedule::reverse;
   L.dynamic_shared_bytes = dynamic_shared_bytes;
   L.timeout_s = timeout_requested > 0 ? timeout_requested : launch_cpu_limit(grid, block);
+  L.access_limit = thread_access_limit(block);
   FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
   L.record = &record;
   reset_record(record, L);
@@ -497,9 +511,12 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
       double spent = 0;
       for (size_t k = 0; k < clocks.size(); ++k)
         if (clocks[k] != CLOCK_THREAD_CPUTIME_ID) spent = std::max(spent, cpu_seconds(clocks[k]) - started[k]);
-      if (spent > L.timeout_s || std::chrono::steady_clock::now() > L.deadline) break;
+      if (spent > L.timeout_s || std::chrono::steady_clock::now() > L.deadline) {
+        L.timed_out.store(true);
+        break;
+      }
+      if (L.over_limit.load()) break;  // abandoned: threads still running on other workers stop now
     }
-    L.timed_out.store(true);
     for (auto& t : workers) pthread_kill(t.native_handle(), kTimeoutSignal);
   });
   for (auto& t : workers) t.join();
@@ -513,6 +530,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   total_up(record);
   end_kernel_output(record);
   if (record.counts[int(DiagnosticKind::launch_timeout)]) describe_unfinished(record, L);
+  if (L.diagnostics_over_limit) note_cut_short(record);
 
   const uint64_t* c = record.counts;
   // Only what would fault on a GPU becomes an error code; the other diagnostics fail tests
@@ -520,7 +538,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   if (c[int(DiagnosticKind::out_of_bounds)] || c[int(DiagnosticKind::crash)] || c[int(DiagnosticKind::outside_memory)])
     record.error = cudaErrorIllegalAddress;
   if (c[int(DiagnosticKind::assert_failed)]) record.error = cudaErrorAssert;
-  if (c[int(DiagnosticKind::launch_timeout)]) record.error = cudaErrorLaunchTimeout;
+  if (c[int(DiagnosticKind::launch_timeout)] || c[int(DiagnosticKind::work_limit)]) record.error = cudaErrorLaunchTimeout;
   return record_error(record.error);
 }
 

@@ -101,7 +101,27 @@ __global__ void last_writer_wins(int* out) {
   if (threadIdx.x == 0) *out = slot;
 }
 
-// Never ends, though it keeps touching memory (so the launch's time limit can see it).
+// Every thread stores the whole (tiny) tile: every store races with the thread before.
+__global__ void every_thread_races(int* out) {
+  __shared__ int tile[8];
+  for (int k = 0; k < 8; ++k) tile[k] = int(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) *out = tile[0];
+}
+
+// Never ends, in registers: no memory access after the first, so only the launch's CPU limit
+// can stop it. A 64-bit LCG visits every value once per 2^64 steps: 0 is never reached in time.
+// The step count is stored, so the compiler cannot drop the loop as one assumed to end.
+__global__ void spin_in_registers(const float* in, float* out) {
+  unsigned long long x = (unsigned long long)(in[0] + 2.0f) + threadIdx.x, steps = 0;
+  while (x != 0) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    ++steps;
+  }
+  out[threadIdx.x] = float(steps);
+}
+
+// Never ends, touching memory at every step: stopped at the access limit of one thread.
 __global__ void spin_forever(const float* in, float* out) {
   float s = 0;
   for (int k = 0;; k = (k + 1) % 4) {

@@ -21,6 +21,8 @@ HALO_GLOBAL void neighbour_without_barrier(const float* in, float* out);
 HALO_GLOBAL void read_unwritten_shared(float* out);
 HALO_GLOBAL void last_writer_wins(int* out);
 HALO_GLOBAL void spin_forever(const float* in, float* out);
+HALO_GLOBAL void spin_in_registers(const float* in, float* out);
+HALO_GLOBAL void every_thread_races(int* out);
 HALO_GLOBAL void crash_in_thread_3(float* bad, float* out);
 HALO_GLOBAL void store_outside(float* host, float* out);
 HALO_GLOBAL void pair_sums(const float* in, float* out, int n);
@@ -277,7 +279,7 @@ TEST_CASE("runtime / a launch past its time limit is stopped and says which thre
   auto dIn = DeviceArray<float>::input("in", iota_floats(4));
   auto dOut = DeviceArray<float>::output("out", 64);
   halo::cpu::set_launch_timeout(0.3);
-  const cudaError_t err = halo::launch(spin_forever, dim3(4), dim3(16), dIn.get(), dOut.get());
+  const cudaError_t err = halo::launch(spin_in_registers, dim3(4), dim3(16), dIn.get(), dOut.get());
   halo::cpu::set_launch_timeout(20);
   CHECK(err == cudaErrorLaunchTimeout);
   const auto& r = last_launch();
@@ -292,9 +294,42 @@ TEST_CASE("runtime / a launch past its time limit is stopped and says which thre
   INFO(where);
   const auto number = [](const std::string& at) { return std::stoi(at.substr(at.rfind(':') + 1)); };
   const int line = number(where);
-  CHECK(line >= number(line_of("for (int k = 0;; k")));
-  CHECK(line <= number(line_of("if (s != s) break;")));
+  CHECK(line >= number(line_of("while (x != 0)")));
+  CHECK(line <= number(line_of("out[threadIdx.x] = float(steps);")));
   CHECK(r.seconds < 5);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime / a thread past the access limit stops the launch at once, with its line") {
+  auto dIn = DeviceArray<float>::input("in", iota_floats(4));
+  auto dOut = DeviceArray<float>::output("out", 64);
+  const cudaError_t err = halo::launch(spin_forever, dim3(64), dim3(16), dIn.get(), dOut.get());
+  CHECK(err == cudaErrorLaunchTimeout);
+  const auto& r = last_launch();
+  REQUIRE(r.counts[int(DiagnosticKind::work_limit)] >= 1);
+  CHECK(r.counts[int(DiagnosticKind::launch_timeout)] == 0);  // long before the CPU limit
+  const auto& d = r.first[int(DiagnosticKind::work_limit)];
+  INFO(d.full());
+  CHECK(d.what.find("this thread made " + std::to_string(halo::cpu::thread_access_limit(dim3(16))) +
+                    " memory accesses, the most one thread may make") == 0);
+  CHECK(d.where().find(line_of("s += in[k];")) != std::string::npos);
+  // The other threads were not each left to reach the limit: the launch was abandoned.
+  CHECK(r.counts[int(DiagnosticKind::work_limit)] <= 2);  // at most one per worker
+  CHECK(r.seconds < 2);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime / a launch raising diagnostics at every access is cut short, and says so") {
+  // Every thread stores into one shared word: a race per store after the first, 2^20 and more.
+  auto dOut = DeviceArray<int>::output("out", 1);
+  const cudaError_t err = halo::launch(every_thread_races, dim3(4096), dim3(512), dOut.get());
+  CHECK(err == cudaSuccess);  // a race is no launch error on a GPU: the report fails the test
+  const auto& r = last_launch();
+  const auto& d = r.first[int(DiagnosticKind::shared_race)];
+  INFO(d.full());
+  CHECK(r.counts[int(DiagnosticKind::shared_race)] >= halo::cpu::kDiagnosticLimit);
+  CHECK(d.what.find("the launch was stopped after ") != std::string::npos);
+  CHECK(d.block.x == 0);  // the first of them all is still the one shown
   cudaGetLastError();
 }
 

@@ -66,6 +66,8 @@ enum class DiagnosticKind : uint8_t {
   outside_memory,    // a store outside the kernel's arrays, shared, local and constant memory (the
                      // grader's own state among it): stopped before it happens, checks on or off
   assert_failed,     // a device-side assert() was false: the thread stops, as the launch would on a GPU
+  work_limit,        // a thread made more memory accesses than one may (thread_access_limit): the
+                     // launch is stopped there, in milliseconds, not after its CPU limit
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
@@ -149,6 +151,20 @@ inline double launch_cpu_limit(dim3 grid, dim3 block) {  // inline: the judge co
   const double threads = double(grid.x) * grid.y * grid.z * double(block.x) * block.y * block.z;
   return kLaunchCpuBase + kLaunchCpuPerThread * threads;
 }
+// The most memory accesses (loads and stores, any memory) one CUDA thread may make in a launch:
+// a base plus an allowance per thread of its block, for a thread that loads a whole tile for its
+// block. The chapter's kernels make at most a few hundred per thread (docs/grader.md gives the
+// measurement); a thread that loops over the whole input, or forever while touching memory, is
+// stopped at this count with its own message, long before the CPU limit.
+inline constexpr uint64_t kThreadAccessBase = uint64_t(1) << 16;
+inline constexpr uint64_t kThreadAccessPerBlockThread = 64;
+inline uint64_t thread_access_limit(dim3 block) {
+  return kThreadAccessBase + kThreadAccessPerBlockThread * uint64_t(block.x) * block.y * block.z;
+}
+// How many diagnostics one worker may raise in a launch before the launch is abandoned: a kernel
+// wrong in every access (every thread storing a whole tile, say) is stopped in milliseconds, its
+// first diagnostic of each kind already found; the report says the launch was cut short.
+inline constexpr uint64_t kDiagnosticLimit = uint64_t(1) << 20;
 // The wall-clock backstop, for a thread that blocks instead of spinning: this many times the
 // CPU limit, plus this many seconds.
 inline constexpr double kWallClockFactor = 4.0;
