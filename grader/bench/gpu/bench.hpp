@@ -2,24 +2,31 @@
 //
 // `./workbook bench` builds this folder with nvcc (tools/halo/bench/bench_gpu.py drives the build;
 // run.sh is the same thing as one command) and runs every registered kernel at a size that
-// fills the GPU: 2^26 floats in 1D, 8192 x 8192 in 2D, masks 3, 5, 7 and 9 wide. For each
-// kernel and mask it first validates (fresh random inputs, output poisoned, a sample of
-// outputs compared with a double-precision CPU reference), then times (CUDA events, warm-up,
-// median of many runs, L2 flushed before each run), and reports effective bandwidth against a
-// device-to-device copy of the same bytes measured in the same process. Timings inform; they
-// never decide a test.
+// fills the GPU: 2^26 floats in 1D, 8192 x 8192 in 2D, masks 3, 5, 7 and 9 wide. Each kernel and
+// mask is measured under one protocol (protocol.hpp): a validation run (output poisoned, a
+// sample of outputs compared with a double-precision CPU reference), warm-up, then many runs
+// each timed on its own with CUDA events, every run on inputs written afresh from its run
+// number after an L2 flush (persisting lines reset too); the output is poisoned before the
+// last timed run and checked again after it. A kernel wrong before timing is not timed; one
+// wrong after it is refused (no time). The report gives effective bandwidth against a
+// device-to-device copy of the same bytes and the roofline of this GPU (the copy's bandwidth
+// and the FP32 FMA throughput, both measured in the same process). Timings inform; they never
+// decide a test.
 //
 // Files, one concern each:
 //   bench.hpp          the Problem a kernel runs on, the registry Entry, the check macro
+//   protocol.hpp       the order of the timing protocol's steps, free of CUDA (tested by
+//                      grader/bench/protocol_test.cpp in ./workbook check)
 //   registry.cpp       the one list of entries (kernels/*.cu and cudnn_conv.cu add theirs)
-//   inputs.cpp         random inputs and the double-precision reference (validation)
-//   timing.cu          L2 flush, event timing, the copy baseline
+//   inputs.cpp         inputs (a function of seed, run and index) and the double-precision reference
+//   timing.cu          the protocol's steps on the GPU: inputs, flush, event timing, checks; the
+//                      copy baseline and the FP32 FMA throughput kernel
 //   report.cpp         the console table and the raw JSON the Python side turns into docs
 //   main.cu            device query, the loop over entries and masks
 //   kernels/<folder>.cu  one per section: includes that section's kernel file and says how
 //                      to launch each kernel in it (one Entry per kernel)
 //   cudnn_conv.cu      the vendor baseline (built only where cudnn.h is found)
-//   torch_conv2d.py    the same baseline through PyTorch where cudnn.h is missing
+//   torch_conv2d.py    the cuDNN baseline through PyTorch where cudnn.h is missing
 #pragma once
 
 #include <cuda_runtime.h>
@@ -59,6 +66,12 @@ struct Problem {
 
 enum class Layout { linear, pitched };  // how N and P are allocated (pitched: cudaMallocPitch)
 
+// A device image the benchmark writes inputs into: the first element and the row pitch in elements.
+struct Input {
+  float* ptr = nullptr;
+  size_t pitch = 0;
+};
+
 // One benchmark entry: a kernel (or a vendor call) and how to run it. A section's unit adds
 // one per kernel; a new section adds one file under kernels/ (see README in bench.hpp above).
 struct Entry {
@@ -76,6 +89,10 @@ struct Entry {
   std::function<std::string()> note = [] { return std::string(); };
   // Enqueues one run on the default stream; returns the launch's error (cudaGetLastError).
   std::function<cudaError_t(const Problem&)> launch;
+  // Where the entry reads its input: the timer writes each run's inputs there (width x height
+  // values, rows `pitch` elements apart) before the run. p.N unless the entry keeps its own copy
+  // (NPP reads a zero-padded image of its own: its interior is the input).
+  std::function<Input(const Problem&)> input = [](const Problem& p) { return Input{const_cast<float*>(p.N), p.pitch}; };
   // Bytes moved, for GB/s: one read of N and one write of P unless an entry says otherwise.
   std::function<double(const Problem&)> bytes = [](const Problem& p) { return 2.0 * p.elements() * sizeof(float); };
   // Tolerance of the validation: |error| / (sum of |N * M| terms).

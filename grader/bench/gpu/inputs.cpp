@@ -29,6 +29,16 @@ std::vector<float> random_floats(size_t n, uint64_t seed, uint64_t stream) {
   return v;
 }
 
+const std::vector<float>& HostInputs::get(uint64_t key, uint32_t run, size_t width, size_t height) {
+  for (const Image& im : images_)
+    if (im.key == key && im.run == run && im.width == width && im.height == height) return im.values;
+  if (images_.size() >= kKept) images_.pop_front();
+  Image im{key, run, width, height, std::vector<float>(width * height)};
+  for (size_t i = 0; i < im.values.size(); ++i) im.values[i] = input_value(key, run, i);
+  images_.push_back(std::move(im));
+  return images_.back().values;
+}
+
 std::vector<size_t> sample_outputs(const Problem& s, uint64_t seed) {
   std::vector<size_t> idx;
   const size_t W = size_t(s.width), H = size_t(s.height);

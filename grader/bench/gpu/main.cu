@@ -1,9 +1,11 @@
-// The benchmark program: device query, inputs, the copy baseline, then every registered entry
-// at every mask: validate, then time. Usage (tools/halo/bench/bench_gpu.py passes these):
+// The benchmark program: device query, the copy baseline and the FP32 FMA throughput, then every
+// registered entry at every mask, measured under the timing protocol (protocol.hpp: validated,
+// timed on fresh inputs, checked again after). Usage (tools/halo/bench/bench_gpu.py passes these):
 //   halo_bench_gpu --json FILE [--mode reference|student] [--warmup N] [--runs N]
 //                  [--masks 3,5,7,9] [--width-1d N] [--size-2d W] [--height-2d H]
 // Exit status: 0 measured; 77 no CUDA device (nothing timed); 3 a reference entry failed
-// validation or could not run; 2 bad usage or a CUDA failure in the benchmark itself.
+// validation (before or after timing) or could not run; 2 bad usage or a CUDA failure in the
+// benchmark itself.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -49,15 +51,17 @@ Options parse(int argc, char** argv) {
       if (k + 1 >= argc) usage(a + " needs a value");
       return argv[++k];
     };
-    auto positive = [&](const std::string& v) {
+    auto whole = [&](const std::string& v, long long least) {
       char* end = nullptr;
       const long long x = std::strtoll(v.c_str(), &end, 10);
-      if (!end || *end || x <= 0) usage(a + ": '" + v + "' is not a positive whole number");
+      if (v.empty() || !end || *end || x < least)
+        usage(a + ": '" + v + "' is not a " + (least > 0 ? "positive" : "non-negative") + " whole number");
       return x;
     };
+    auto positive = [&](const std::string& v) { return whole(v, 1); };
     if (a == "--json") o.json = value();
     else if (a == "--mode") o.mode = value();
-    else if (a == "--warmup") o.warmup = int(positive(value()));
+    else if (a == "--warmup") o.warmup = int(whole(value(), 0));
     else if (a == "--runs") o.runs = int(positive(value()));
     else if (a == "--width-1d") o.width_1d = positive(value());
     else if (a == "--size-2d") o.width_2d = int(positive(value()));
@@ -100,10 +104,6 @@ void alloc_pitched(DeviceBuffer& b, int width, int height) {
   HALO_CUDA_CHECK(cudaMallocPitch(&b.ptr, &pitch_bytes, size_t(width) * sizeof(float), size_t(height)));
   if (pitch_bytes % sizeof(float)) usage("cudaMallocPitch gave a pitch that is not a whole number of floats");
   b.pitch = pitch_bytes / sizeof(float);
-}
-
-std::string cuda_error(const char* when, cudaError_t err) {
-  return std::string(when) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
 }
 
 }  // namespace
@@ -155,54 +155,54 @@ int run(int argc, char** argv) {
               info.driver_api_version, info.runtime_version);
   std::printf("seed: %llu (HALO_SEED=%llu replays these inputs)\n", (unsigned long long)info.seed,
               (unsigned long long)info.seed);
-  std::printf("protocol: %d warm-up runs, median of %d timed runs, L2 flushed before each (CUDA events)\n",
-              opt.warmup, opt.runs);
+  Timer timer(info.l2_bytes);
+  info.flush_bytes = timer.flush_bytes();
+  std::printf("protocol: for every kernel and mask a validation run, %d warm-up runs and %d timed runs (the median "
+              "reported), each on fresh inputs written from its run number and after an L2 flush (%.0f MiB written, "
+              "persisting lines reset); one pair of CUDA events per call; the output poisoned before the last timed "
+              "run and checked after it: a kernel wrong before or after timing gets no time\n",
+              opt.warmup, opt.runs, double(info.flush_bytes) / 1048576.0);
   std::fflush(stdout);
 
-  Timer timer(info.l2_bytes, opt.warmup, opt.runs);
-  info.flush_bytes = timer.flush_bytes();
-
-  // Inputs: one random image per dimensionality, one random mask per width; the same for every entry.
+  // Device buffers: one image per dimensionality (pitched as well where an entry wants it). Their
+  // contents are written before every run (the protocol's regenerate), never here.
   const size_t n1 = size_t(opt.width_1d), n2 = size_t(opt.width_2d) * size_t(opt.height_2d);
-  std::vector<float> N1, N2;
+  const uint64_t key1 = input_key(info.seed, 1), key2 = input_key(info.seed, 2);
+  HostInputs host_inputs;
   DeviceBuffer dN1, dP1, dN2, dP2, dN2p, dP2p, dM, scratch;
   if (need_1d) {
-    N1 = random_floats(n1, info.seed, 1);
     alloc_linear(dN1, n1);
     alloc_linear(dP1, n1);
-    HALO_CUDA_CHECK(cudaMemcpy(dN1.ptr, N1.data(), n1 * sizeof(float), cudaMemcpyHostToDevice));
   }
-  if (need_2d || need_pitched) N2 = random_floats(n2, info.seed, 2);
   if (need_2d) {
     alloc_linear(dN2, n2);
     alloc_linear(dP2, n2);
-    HALO_CUDA_CHECK(cudaMemcpy(dN2.ptr, N2.data(), n2 * sizeof(float), cudaMemcpyHostToDevice));
   }
   if (need_pitched) {
     alloc_pitched(dN2p, opt.width_2d, opt.height_2d);
     alloc_pitched(dP2p, opt.width_2d, opt.height_2d);
-    HALO_CUDA_CHECK(cudaMemcpy2D(dN2p.ptr, dN2p.pitch * sizeof(float), N2.data(), size_t(opt.width_2d) * sizeof(float),
-                                 size_t(opt.width_2d) * sizeof(float), size_t(opt.height_2d), cudaMemcpyHostToDevice));
   }
   int max_mask = 1;
   for (int m : opt.masks) max_mask = std::max(max_mask, m);
   alloc_linear(dM, size_t(max_mask) * size_t(max_mask));
 
   // The copy baseline: the bytes of the largest input, device to device. It reads them once
-  // and writes them once, the traffic every kernel here needs at least.
+  // and writes them once, the traffic every kernel here needs at least. Same protocol: fresh
+  // source every run, the destination checked in full before and after the timed runs.
   Copy copy;
   {
     const size_t elems = std::max(need_1d ? n1 : 0, (need_2d || need_pitched) ? n2 : 0);
     alloc_linear(scratch, elems);
-    const float* src = need_1d && n1 == elems ? dN1.ptr : nullptr;
+    float* src = need_1d && n1 == elems ? dN1.ptr : nullptr;
     if (!src) {
       if (!dN2.ptr) alloc_linear(dN2, n2);  // only pitched entries: any buffer of the size will do
       src = dN2.ptr;
     }
-    const size_t bytes = elems * sizeof(float);
-    Timing t = timer.time([&] { return cudaMemcpyAsync(scratch.ptr, src, bytes, cudaMemcpyDeviceToDevice, 0); });
-    if (!t.ok) usage("the copy baseline failed: " + t.error);
-    copy.bytes = 2.0 * double(bytes);
+    CopyOps ops(timer, src, scratch.ptr, elems, input_key(info.seed, 3));
+    const Measurement t = measure(ops, opt.warmup, opt.runs);
+    if (!t.ok()) usage("the copy baseline failed: " + t.message);
+    const double bytes = double(elems) * sizeof(float);
+    copy.bytes = 2.0 * bytes;
     copy.ms = t.median_ms;
     copy.min_ms = t.min_ms;
     copy.max_ms = t.max_ms;
@@ -213,10 +213,33 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
   }
 
+  // The FP32 FMA throughput, the other limit of the roofline: a kernel of independent FMA chains
+  // filling every SM, measured the same way. Without it the report has no FP32 limit.
+  Fp32 fp32;
+  {
+    FmaOps ops(timer, prop.multiProcessorCount);
+    const Measurement t = measure(ops, opt.warmup, opt.runs);
+    fp32.what = ops.shape();
+    if (!t.ok()) {
+      fp32.error = t.message;
+      std::printf("FP32: not measured: %s\n", t.message.c_str());
+    } else {
+      fp32.fmas = ops.fmas();
+      fp32.ms = t.median_ms;
+      fp32.min_ms = t.min_ms;
+      fp32.max_ms = t.max_ms;
+      fp32.runs = t.runs;
+      fp32.fmas_per_s = fp32.fmas / (fp32.ms * 1e-3);
+      fp32.tflops = 2.0 * fp32.fmas_per_s / 1e12;
+      std::printf("FP32: %s: %.3f ms, %.1f TFLOP/s (2 FLOPs per FMA)\n", fp32.what.c_str(), fp32.ms, fp32.tflops);
+    }
+    info.persisting_reset = timer.persisting_reset();
+    std::fflush(stdout);
+  }
+
   std::vector<Row> rows;
   std::string broken;  // set once the device is in an error state: nothing after it can run
   bool reference_failed = false;
-  std::vector<float> P_host;
   for (const Entry& e : all) {
     for (int m : opt.masks) {
       Row row;
@@ -267,38 +290,22 @@ int run(int argc, char** argv) {
         continue;
       }
       row.note = e.note();
-      // Validate: poison P (0xFF bytes are NaN), one run, compare a sample with the reference.
-      const size_t row_bytes = size_t(p.width) * sizeof(float);
-      if (p.pitch == size_t(p.width))
-        HALO_CUDA_CHECK(cudaMemset(p.P, 0xFF, row_bytes * size_t(p.height)));
-      else
-        HALO_CUDA_CHECK(cudaMemset2D(p.P, p.pitch * sizeof(float), 0xFF, row_bytes, size_t(p.height)));
-      HALO_CUDA_CHECK(cudaDeviceSynchronize());
-      cudaError_t err = e.launch(p);
-      if (err == cudaSuccess) err = cudaDeviceSynchronize();
-      if (err != cudaSuccess) {
+      EntryOps ops(timer, e, p, e.dims == 1 ? key1 : key2, host_inputs, M_host, sample_outputs(p, info.seed + m));
+      const Measurement t = measure(ops, opt.warmup, opt.runs);
+      row.max_rel_error = std::max(t.before.max_rel_error, t.after.max_rel_error);
+      row.checked = t.before.checked + t.after.checked;
+      if (t.verdict == Verdict::wrong_before) {
+        finish("wrong", t.message);
+        continue;
+      }
+      if (t.verdict == Verdict::wrong_after) {
+        finish("refused", t.message);
+        continue;
+      }
+      if (t.verdict == Verdict::error) {
         if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
-          broken = e.section + " " + e.name + " (" + e.variant + ") left the device in an error state: " + cudaGetErrorName(err);
-        finish("error", cuda_error("validation run", err));
-        continue;
-      }
-      P_host.resize(p.elements());
-      if (p.pitch == size_t(p.width))
-        HALO_CUDA_CHECK(cudaMemcpy(P_host.data(), p.P, row_bytes * size_t(p.height), cudaMemcpyDeviceToHost));
-      else
-        HALO_CUDA_CHECK(cudaMemcpy2D(P_host.data(), row_bytes, p.P, p.pitch * sizeof(float), row_bytes,
-                                     size_t(p.height), cudaMemcpyDeviceToHost));
-      const Validation v = validate(p, e.dims == 1 ? N1 : N2, M_host, P_host, sample_outputs(p, info.seed + m), e.tolerance);
-      row.max_rel_error = v.max_rel_error;
-      row.checked = v.checked;
-      if (!v.ok) {
-        finish("wrong", v.first_bad + " (not timed)");
-        continue;
-      }
-      const Timing t = timer.time([&] { return e.launch(p); });
-      if (!t.ok) {
-        if (cudaDeviceSynchronize() != cudaSuccess) broken = e.section + " " + e.name + " failed while timed";
-        finish("error", t.error);
+          broken = e.section + " " + e.name + " (" + e.variant + ") left the device in an error state";
+        finish("error", t.message);
         continue;
       }
       row.ms = t.median_ms;
@@ -310,7 +317,7 @@ int run(int argc, char** argv) {
       finish("ok", row.note);
     }
   }
-  if (!write_json(opt.json, info, copy, rows)) usage("could not write " + opt.json);
+  if (!write_json(opt.json, info, copy, fp32, rows)) usage("could not write " + opt.json);
   std::printf("raw results: %s\n", opt.json.c_str());
   return reference_failed ? 3 : 0;
 }

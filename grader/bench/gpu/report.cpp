@@ -43,9 +43,9 @@ void print_row(const Row& r) {
   std::fflush(stdout);
 }
 
-bool write_json(const std::string& path, const RunInfo& i, const Copy& c, const std::vector<Row>& rows) {
+bool write_json(const std::string& path, const RunInfo& i, const Copy& c, const Fp32& fp, const std::vector<Row>& rows) {
   std::ostringstream o;
-  o << "{\n  \"schema\": \"halo-gpu-bench/1\",\n  \"mode\": " << quoted(i.mode) << ",\n  \"date\": " << quoted(i.date)
+  o << "{\n  \"schema\": \"halo-gpu-bench/2\",\n  \"mode\": " << quoted(i.mode) << ",\n  \"date\": " << quoted(i.date)
     << ",\n  \"seed\": " << i.seed << ",\n  \"device\": {\"name\": " << quoted(i.device)
     << ", \"compute_capability\": \"" << i.cc_major << "." << i.cc_minor << "\", \"sm_count\": " << i.sm_count
     << ", \"l2_bytes\": " << i.l2_bytes << ", \"global_memory_bytes\": " << i.global_memory_bytes
@@ -55,13 +55,20 @@ bool write_json(const std::string& path, const RunInfo& i, const Copy& c, const 
     for (const auto& [k, v] : i.facts) { o << (first ? "" : ", ") << quoted(k) << ": " << quoted(v); first = false; } }
   o << "},\n"
     << "  \"protocol\": {\"warmup\": " << i.warmup << ", \"runs\": " << i.runs << ", \"statistic\": \"median\""
-    << ", \"l2_flush_bytes\": " << i.flush_bytes << ", \"timer\": \"cudaEvent\"},\n"
+    << ", \"l2_flush_bytes\": " << i.flush_bytes << ", \"l2_persisting_reset\": " << (i.persisting_reset ? "true" : "false")
+    << ", \"timer\": \"cudaEvent\", \"events\": \"one start/stop pair per call\""
+    << ", \"inputs\": \"written afresh before every run from the run number\""
+    << ", \"checked\": \"validation run before timing; the last timed run (output poisoned first) after\"},\n"
     << "  \"sizes\": {\"width_1d\": " << i.width_1d << ", \"width_2d\": " << i.width_2d
     << ", \"height_2d\": " << i.height_2d << ", \"masks\": [";
   for (size_t k = 0; k < i.masks.size(); ++k) o << (k ? ", " : "") << i.masks[k];
   o << "]},\n  \"copy\": {\"what\": \"cudaMemcpyAsync device to device of the input's bytes\", \"bytes\": "
     << num(c.bytes) << ", \"ms\": " << num(c.ms) << ", \"min_ms\": " << num(c.min_ms) << ", \"max_ms\": "
-    << num(c.max_ms) << ", \"gbps\": " << num(c.gbps) << ", \"runs\": " << c.runs << "},\n  \"rows\": [";
+    << num(c.max_ms) << ", \"gbps\": " << num(c.gbps) << ", \"runs\": " << c.runs << "},\n"
+    << "  \"fp32\": {\"what\": " << quoted("fmaf chains: " + fp.what) << ", \"error\": " << quoted(fp.error)
+    << ", \"fmas\": " << num(fp.fmas) << ", \"ms\": " << num(fp.ms) << ", \"min_ms\": " << num(fp.min_ms)
+    << ", \"max_ms\": " << num(fp.max_ms) << ", \"runs\": " << fp.runs << ", \"fmas_per_s\": " << num(fp.fmas_per_s)
+    << ", \"tflops\": " << num(fp.tflops) << "},\n  \"rows\": [";
   for (size_t k = 0; k < rows.size(); ++k) {
     const Row& r = rows[k];
     o << (k ? "," : "") << "\n    {\"name\": " << quoted(r.name) << ", \"section\": " << quoted(r.section)
