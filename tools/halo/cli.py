@@ -49,9 +49,9 @@ def _parser():
     b = sub.add_parser(
         "bench", help="measurements that inform (never tests): GPU benchmarks of the kernels, or --checks",
         description="Without SECTION: time every reference kernel on the GPU (2^26 floats in 1D, 8192 x 8192 in 2D, "
-                    "masks 3, 5, 7, 9) against a device-to-device copy of the same bytes and, in 2D, cuDNN. With "
-                    "SECTION (e.g. 7.6): your kernel from exercises/ beside the reference. Every kernel is validated "
-                    "before it is timed. Writes gpu-bench*.json, .md and .log to --output-dir.",
+                    "masks 3, 5, 7, 9) against a device-to-device copy of the same bytes and, in 2D, cuDNN and "
+                    "NPP. With SECTION (e.g. 7.6): your kernel from exercises/ beside the reference. Every kernel is "
+                    "validated before it is timed. Writes gpu-bench*.json, .md and .log to --output-dir.",
         epilog="Exit status: 0 measured; 77 (skipped) when this machine has no CUDA device: it prints "
                "'no CUDA device: nothing to time' and times nothing; 3 a reference kernel failed validation; "
                "2 a build or usage error. HALO_SEED replays a run's inputs.")

@@ -28,7 +28,8 @@ def sample_results():
         "device": {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132,
                    "l2_bytes": 50 * 2**20, "global_memory_bytes": 80 * 2**30, "memory_bus_bits": 5120,
                    "driver_api_version": 13000, "runtime_version": 13000},
-        "facts": {"cudnn_version": "91900", "cudnn_source": "cuDNN called directly (cudnn.h)"},
+        "facts": {"cudnn_version": "91900", "cudnn_source": "cuDNN called directly (cudnn.h)",
+                  "npp_version": "13.0.1", "npp_source": "NPP called directly (nppi.h), nppiFilter_32f_C1R_Ctx"},
         "protocol": {"warmup": 5, "runs": 30, "statistic": "median", "l2_flush_bytes": 100 * 2**20,
                      "timer": "cudaEvent"},
         "sizes": {"width_1d": 2**26, "width_2d": 8192, "height_2d": 8192, "masks": [3, 5]},
@@ -41,6 +42,7 @@ def sample_results():
             _row("convolution_2D_basic_kernel", "7.8", "reference", 2, 3, ms=0.5),
             _row("convolution_2D_basic_kernel", "7.8", "reference", 2, 5, ms=0.8),
             _row("cudnnConvolutionForward", "-", "cuDNN", 2, 3, ms=1.0, note="algorithm FFT_TILING"),
+            _row("nppiFilter_32f_C1R_Ctx", "-", "NPP", 2, 3, ms=0.25, note="input zero-padded to 8194 x 8194"),
         ],
     }
 
@@ -55,6 +57,14 @@ class VsVendor(unittest.TestCase):
         self.assertIsNone(by[("convolution_1D_basic_kernel", 3)]["vs_cudnn"])  # 1D: no vendor
         self.assertIsNone(by[("convolution_1D_tiled_kernel", 3)]["vs_cudnn"])  # not timed
 
+    def test_npp_is_a_second_vendor(self):
+        data = bench_gpu.add_vs_vendor(sample_results())
+        by = {(r["name"], r["mask"]): r for r in data["rows"]}
+        self.assertAlmostEqual(by[("convolution_2D_basic_kernel", 3)]["vs_npp"], 0.5)
+        self.assertAlmostEqual(by[("cudnnConvolutionForward", 3)]["vs_npp"], 0.25)
+        self.assertAlmostEqual(by[("nppiFilter_32f_C1R_Ctx", 3)]["vs_cudnn"], 4.0)
+        self.assertIsNone(by[("convolution_2D_basic_kernel", 5)]["vs_npp"])
+
 
 class Markdown(unittest.TestCase):
     def setUp(self):
@@ -68,13 +78,14 @@ class Markdown(unittest.TestCase):
         self.assertIn("median of 30 runs after 5 warm-up runs", self.md)
         self.assertIn("**3000 GB/s**", self.md)
         self.assertIn("HALO_SEED=1234", self.md)
+        self.assertIn("NPP: NPP called directly (nppi.h), nppiFilter_32f_C1R_Ctx, version 13.0.1", self.md)
 
     def test_tables_per_dimensionality(self):
         self.assertIn("## 1D, 2^26 floats", self.md)
         self.assertIn("## 2D, 8192 x 8192 floats", self.md)
-        self.assertIn("| kernel | section | variant | mask | time (ms) | GB/s | of copy | vs cuDNN | note |", self.md)
+        self.assertIn("| kernel | section | variant | mask | time (ms) | GB/s | of copy | vs cuDNN | vs NPP | note |", self.md)
         self.assertIn("| convolution_1D_basic_kernel | 7.2 | reference | 3 | 0.250 | 2147 | 0.72 |  |", self.md)
-        self.assertIn("| convolution_2D_basic_kernel | 7.8 | reference | 3x3 | 0.500 | 1074 | 0.36 | 2.00 |  |", self.md)
+        self.assertIn("| convolution_2D_basic_kernel | 7.8 | reference | 3x3 | 0.500 | 1074 | 0.36 | 2.00 | 0.50 |  |", self.md)
 
     def test_a_wrong_kernel_has_no_time_and_says_why(self):
         line = next(l for l in self.md.splitlines() if "convolution_1D_tiled_kernel" in l)
@@ -84,6 +95,9 @@ class Markdown(unittest.TestCase):
     def test_vendor_note_is_shown(self):
         line = next(l for l in self.md.splitlines() if "cudnnConvolutionForward" in l)
         self.assertIn("algorithm FFT_TILING", line)
+        line = next(l for l in self.md.splitlines() if l.startswith("| nppiFilter_32f_C1R_Ctx"))
+        self.assertIn("| NPP | 3x3 |", line)
+        self.assertIn("input zero-padded to 8194 x 8194", line)
 
 
 class TextTable(unittest.TestCase):
@@ -170,6 +184,23 @@ class Plan(unittest.TestCase):
         with_cudnn = bench_gpu.nvcc_commands(REPO_ROOT, "nvcc", "sm_90", Path("/g"), Path("/o"), plan,
                                              ("/inc", "/lib", "libcudnn.so.9", "test"))
         self.assertIn("-I/inc", next(c for o, c in with_cudnn if o.name == "cudnn_conv.o"))
+        self.assertFalse(any(o.name == "npp_conv.o" for o, _ in with_cudnn))
+        npp = ("/npp/include", "/npp/lib", ["libnppif.so.13", "libnppc.so.13"], "test")
+        with_npp = bench_gpu.nvcc_commands(REPO_ROOT, "nvcc", "sm_90", Path("/g"), Path("/o"), plan, None, npp)
+        npp_cmd = next(c for o, c in with_npp if o.name == "npp_conv.o")
+        self.assertIn("-I/npp/include", npp_cmd)
+        self.assertTrue(npp_cmd[-3].endswith("npp_conv.cu"))
+
+    def test_link_names_the_vendor_libraries_and_their_folders_once(self):
+        npp = ("/cuda/include", "/cuda/lib64", ["libnppif.so", "libnppc.so"], "test")
+        cudnn = ("/cuda/include", "/cuda/lib64", "libcudnn.so", "test")
+        link = bench_gpu.link_command("nvcc", "sm_90", "/b/halo_bench_gpu", ["/o/a.o"], cudnn, npp)
+        self.assertEqual(link[:4], ["nvcc", "-arch=sm_90", "-o", "/b/halo_bench_gpu"])
+        for flag in ("-l:libcudnn.so", "-l:libnppif.so", "-l:libnppc.so"):
+            self.assertIn(flag, link)
+        self.assertEqual(link.count("-rpath=/cuda/lib64"), 1)
+        bare = bench_gpu.link_command("nvcc", "sm_90", "/b/x", ["/o/a.o"], None, None)
+        self.assertEqual(bare, ["nvcc", "-arch=sm_90", "-o", "/b/x", "/o/a.o"])
 
 
 class NoDevice(unittest.TestCase):
@@ -193,6 +224,37 @@ class FromJson(unittest.TestCase):
             self.assertIn("NVIDIA H100 80GB HBM3", md)
 
 
+class NppLibrary(unittest.TestCase):
+    def test_found_where_headers_and_both_libraries_are(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "include").mkdir()
+            (root / "lib").mkdir()
+            self.assertIsNone(bench_gpu.npp_in(root))
+            for h in bench_gpu.NPP_HEADERS:
+                (root / "include" / h).write_text("")
+            (root / "lib" / "libnppif.so.13").write_text("")
+            self.assertIsNone(bench_gpu.npp_in(root))  # nppc missing
+            (root / "lib" / "libnppc.so.12").write_text("")
+            (root / "lib" / "libnppc.so.13").write_text("")
+            self.assertEqual(bench_gpu.npp_in(root),
+                             (str(root / "include"), str(root / "lib"), ["libnppif.so.13", "libnppc.so.13"]))
+
+    def test_npp_root_is_looked_at_first(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "include").mkdir()
+            (root / "lib64").mkdir()
+            for h in bench_gpu.NPP_HEADERS:
+                (root / "include" / h).write_text("")
+            for lib in ("libnppif.so", "libnppc.so"):
+                (root / "lib64" / lib).write_text("")
+            with mock.patch.dict("os.environ", {"NPP_ROOT": d}):
+                found = bench_gpu.find_npp("")
+            self.assertEqual(found, (str(root / "include"), str(root / "lib64"), ["libnppif.so", "libnppc.so"],
+                                     "NPP_ROOT"))
+
+
 class CudnnLibrary(unittest.TestCase):
     def test_versioned_name_when_there_is_no_plain_one(self):
         with tempfile.TemporaryDirectory() as d:
@@ -201,6 +263,12 @@ class CudnnLibrary(unittest.TestCase):
             self.assertEqual(bench_gpu._cudnn_library(d), "libcudnn.so.9")
             (Path(d) / "libcudnn.so").write_text("")
             self.assertEqual(bench_gpu._cudnn_library(d), "libcudnn.so")
+
+    def test_the_newest_version_by_number(self):
+        with tempfile.TemporaryDirectory() as d:
+            for v in ("9", "10"):
+                (Path(d) / f"libnppc.so.{v}").write_text("")
+            self.assertEqual(bench_gpu._versioned_library(d, "nppc"), "libnppc.so.10")
 
 
 if __name__ == "__main__":

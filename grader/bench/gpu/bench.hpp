@@ -17,7 +17,7 @@
 //   bench.hpp          the Problem a kernel runs on, the registry Entry, the check macro
 //   protocol.hpp       the order of the timing protocol's steps, free of CUDA (tested by
 //                      grader/bench/protocol_test.cpp in ./workbook check)
-//   registry.cpp       the one list of entries (kernels/*.cu and cudnn_conv.cu add theirs)
+//   registry.cpp       the one list of entries (kernels/*.cu, cudnn_conv.cu, npp_conv.cu add theirs)
 //   inputs.cpp         inputs (a function of seed, run and index) and the double-precision reference
 //   timing.cu          the protocol's steps on the GPU: inputs, flush, event timing, checks; the
 //                      copy baseline and the FP32 FMA throughput kernel
@@ -26,6 +26,7 @@
 //   kernels/<folder>.cu  one per section: includes that section's kernel file and says how
 //                      to launch each kernel in it (one Entry per kernel)
 //   cudnn_conv.cu      the vendor baseline (built only where cudnn.h is found)
+//   npp_conv.cu        NPP's nppiFilter_32f_C1R_Ctx, a second vendor (built only where NPP's headers are found)
 //   torch_conv2d.py    the cuDNN baseline through PyTorch where cudnn.h is missing
 #pragma once
 

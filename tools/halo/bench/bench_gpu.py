@@ -1,11 +1,11 @@
 """`./workbook bench`: GPU benchmarks of the reference kernels (or a student's beside them).
 
 Builds grader/bench/gpu/ with nvcc alone (one executable; each kernel file compiled in its own
-namespace, see grader/bench/gpu/unit_prelude.hpp), runs it, adds the vendor baseline (cuDNN
+namespace, see grader/bench/gpu/unit_prelude.hpp), runs it, adds the vendor baselines (cuDNN
 linked directly when cudnn.h is found, otherwise torch.nn.functional.conv2d timed the same
-way), and writes the JSON and a Markdown table generated from it. Timings inform; they never
-decide a test. With no CUDA device it says so and exits SKIP (77): nothing is timed, nothing
-is made up.
+way; NPP's nppiFilter_32f_C1R_Ctx when nppi.h is found), and writes the JSON and a Markdown
+table generated from it. Timings inform; they never decide a test. With no CUDA device it says
+so and exits SKIP (77): nothing is timed, nothing is made up.
 """
 import datetime
 import glob
@@ -84,13 +84,18 @@ def _python_candidates():
     return out
 
 
+def _versioned_library(lib_dir, stem):
+    """The name to link lib<stem> by (-l:NAME): lib<stem>.so, else the newest lib<stem>.so.N."""
+    d = Path(lib_dir)
+    if (d / f"lib{stem}.so").exists():
+        return f"lib{stem}.so"
+    versioned = [p.name for p in d.glob(f"lib{stem}.so.*") if re.fullmatch(rf"lib{re.escape(stem)}\.so\.\d+", p.name)]
+    return max(versioned, key=lambda n: int(n.rsplit(".", 1)[1])) if versioned else ""
+
+
 def _cudnn_library(lib_dir):
     """The name to link cuDNN by (-l:NAME): libcudnn.so, else the versioned libcudnn.so.N."""
-    d = Path(lib_dir)
-    if (d / "libcudnn.so").exists():
-        return "libcudnn.so"
-    versioned = sorted(p.name for p in d.glob("libcudnn.so.*") if re.fullmatch(r"libcudnn\.so\.\d+", p.name))
-    return versioned[-1] if versioned else ""
+    return _versioned_library(lib_dir, "cudnn")
 
 
 def find_cudnn(nvcc):
@@ -118,6 +123,65 @@ def find_cudnn(nvcc):
                 name = _cudnn_library(lib) if lib.is_dir() else ""
                 if name:
                     return str(inc), str(lib), name, where
+    return None
+
+
+NPP_HEADERS = ("nppcore.h", "nppi_filtering_functions.h")
+NPP_MISSING = "no nppi_filtering_functions.h found (NPP_ROOT, the CUDA toolkit, /usr, a Python's nvidia-npp wheel)"
+NPP_LIBRARIES = ("nppif", "nppc")  # the filters, and the core they need (nppGetLibVersion)
+
+
+def _npp_wheel_roots(py):
+    """Folders of the nvidia-* wheels of a Python that hold NPP's headers (nvidia/cu13, nvidia/npp)."""
+    try:
+        p = subprocess.run([py, "-c", "import nvidia; print('\\n'.join(list(nvidia.__path__)))"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if p.returncode != 0:
+        return []
+    roots = []
+    for base in filter(None, (line.strip() for line in p.stdout.splitlines())):
+        for d in sorted(Path(base).glob("*")):
+            if (d / "include" / NPP_HEADERS[1]).exists():
+                roots.append(d)
+    return roots
+
+
+def npp_in(root):
+    """(include dir, lib dir, [library names]) of NPP under one root, or None."""
+    root = Path(root)
+    for inc in (root / "include", root / "include" / "x86_64-linux-gnu"):
+        if not all((inc / h).exists() for h in NPP_HEADERS):
+            continue
+        for lib in (root / "lib64", root / "lib", root / "lib" / "x86_64-linux-gnu"):
+            names = [_versioned_library(lib, stem) for stem in NPP_LIBRARIES] if lib.is_dir() else []
+            if names and all(names):
+                return str(inc), str(lib), names
+    return None
+
+
+def find_npp(nvcc):
+    """(include dir, lib dir, [library names], where it was found) or None. Looks at NPP_ROOT, the
+    CUDA toolkit (and its targets/*/), the system, then the nvidia-npp wheel of any Python here."""
+    def roots():  # in order, the Pythons asked only when nothing before them has NPP
+        if os.environ.get("NPP_ROOT"):
+            yield Path(os.environ["NPP_ROOT"]), "NPP_ROOT"
+        if nvcc:
+            toolkit = Path(nvcc).resolve().parent.parent
+            yield toolkit, "the CUDA toolkit"
+            for t in sorted((toolkit / "targets").glob("*")):
+                yield t, "the CUDA toolkit"
+        yield Path("/usr"), "the system"
+        yield Path("/usr/local"), "the system"
+        for py in _python_candidates():
+            for r in _npp_wheel_roots(py):
+                yield r, f"the nvidia-npp wheel of {py}"
+
+    for root, where in roots():
+        found = npp_in(root)
+        if found:
+            return found + (where,)
     return None
 
 
@@ -166,8 +230,8 @@ def plan_units(root, chapter, sections, exercises):
     return plan
 
 
-def nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn):
-    """[(object file, command)]: the common sources, one object per (unit, variant), cuDNN."""
+def nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn, npp=None):
+    """[(object file, command)]: the common sources, one object per (unit, variant), cuDNN, NPP."""
     root = Path(root)
     bench = root / BENCH_DIR
     base = [nvcc, f"-arch={arch}", "-O3", "-std=c++17", "-lineinfo", f"-I{bench}"]
@@ -185,10 +249,31 @@ def nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn):
     if cudnn:
         obj = obj_dir / "cudnn_conv.o"
         cmds.append((obj, base + [f"-I{cudnn[0]}", "-c", str(bench / "cudnn_conv.cu"), "-o", str(obj)]))
+    if npp:
+        obj = obj_dir / "npp_conv.o"
+        cmds.append((obj, base + [f"-I{npp[0]}", "-c", str(bench / "npp_conv.cu"), "-o", str(obj)]))
     return cmds
 
 
-def build(root, chapter, build_dir, plan, cudnn, log):
+def link_command(nvcc, arch, binary, objects, cudnn, npp=None):
+    """The link: the objects, and the vendor libraries found (cuDNN, NPP's nppif and nppc). The
+    executable's RPATH (not RUNPATH) also serves the libraries cuDNN opens itself."""
+    link = [nvcc, f"-arch={arch}", "-o", str(binary)] + [str(o) for o in objects]
+    lib_dirs = []
+    if cudnn:
+        link += [f"-L{cudnn[1]}", f"-l:{cudnn[2]}"]
+        lib_dirs.append(cudnn[1])
+    if npp:
+        link += [f"-L{npp[1]}"] + [f"-l:{name}" for name in npp[2]]
+        lib_dirs.append(npp[1])
+    if lib_dirs:
+        link += ["-Xlinker", "--disable-new-dtags"]
+        for d in dict.fromkeys(lib_dirs):
+            link += ["-Xlinker", f"-rpath={d}"]
+    return link
+
+
+def build(root, chapter, build_dir, plan, cudnn, log, npp=None):
     from ..core import cpp_header
     nvcc = find_nvcc()
     if not nvcc:
@@ -199,7 +284,7 @@ def build(root, chapter, build_dir, plan, cudnn, log):
     obj_dir.mkdir(parents=True, exist_ok=True)
     (gen_dir / "halo" / "chapter_defines.hpp").write_text(cpp_header.emit_defines(chapter))
     arch = cuda_arch()
-    cmds = nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn)
+    cmds = nvcc_commands(root, nvcc, arch, gen_dir, obj_dir, plan, cudnn, npp)
     log(f"building {len(cmds)} translation units with {nvcc} -arch={arch} in {build_dir}")
 
     def compile_one(item):
@@ -214,11 +299,7 @@ def build(root, chapter, build_dir, plan, cudnn, log):
         cmd, p = failed[0]
         raise BenchError("nvcc failed:\n  " + " ".join(cmd) + "\n" + (p.stdout + p.stderr).strip())
     binary = build_dir / "halo_bench_gpu"
-    link = [nvcc, f"-arch={arch}", "-o", str(binary)] + [str(o) for o, _, _ in results]
-    if cudnn:
-        # The executable's RPATH (not RUNPATH) also serves the libraries cuDNN opens itself.
-        link += [f"-L{cudnn[1]}", f"-l:{cudnn[2]}", "-Xlinker", "--disable-new-dtags",
-                 "-Xlinker", f"-rpath={cudnn[1]}"]
+    link = link_command(nvcc, arch, binary, [o for o, _, _ in results], cudnn, npp)
     p = subprocess.run(link, capture_output=True, text=True)
     if p.returncode != 0:
         raise BenchError("link failed:\n  " + " ".join(link) + "\n" + (p.stdout + p.stderr).strip())
@@ -231,14 +312,18 @@ def _fmt(x, spec):
     return "-" if x is None else format(x, spec)
 
 
+VENDORS = (("vs_cudnn", lambda variant: variant.startswith("cuDNN")), ("vs_npp", lambda variant: variant == "NPP"))
+
+
 def add_vs_vendor(data):
-    """Each 2D row that was timed gets vs_cudnn = vendor time / its time (above 1: faster than
-    the vendor), from the vendor row of the same mask."""
-    vendor = {r["mask"]: r for r in data["rows"]
-              if r["variant"].startswith("cuDNN") and r["dims"] == 2 and r["status"] == "ok"}
-    for r in data["rows"]:
-        v = vendor.get(r["mask"])
-        r["vs_cudnn"] = (v["ms"] / r["ms"] if r["dims"] == 2 and v and r["status"] == "ok" and r.get("ms") else None)
+    """Each 2D row that was timed gets vs_cudnn and vs_npp = the vendor's time / its time (above 1:
+    faster than the vendor), from that vendor's timed row of the same mask."""
+    for key, is_vendor in VENDORS:
+        vendor = {r["mask"]: r for r in data["rows"]
+                  if is_vendor(r["variant"]) and r["dims"] == 2 and r["status"] == "ok"}
+        for r in data["rows"]:
+            v = vendor.get(r["mask"])
+            r[key] = (v["ms"] / r["ms"] if r["dims"] == 2 and v and r["status"] == "ok" and r.get("ms") else None)
     return data
 
 
@@ -248,7 +333,7 @@ def _mask_text(r):
 
 def table_rows(data, dims):
     """Rows of the printed and the Markdown table: kernel, section, variant, mask, ms, GB/s,
-    fraction of copy, vs cuDNN (2D), and the note."""
+    fraction of copy, vs cuDNN and vs NPP (2D), and the note."""
     out = []
     for r in data["rows"]:
         if r["dims"] != dims:
@@ -258,9 +343,9 @@ def table_rows(data, dims):
                  _fmt(r.get("ms") if ok else None, ".3f"), _fmt(r.get("gbps") if ok else None, ".0f"),
                  _fmt(r.get("fraction_of_copy") if ok else None, ".2f")]
         if dims == 2:
-            cells.append(_fmt(r.get("vs_cudnn"), ".2f"))
+            cells += [_fmt(r.get("vs_cudnn"), ".2f"), _fmt(r.get("vs_npp"), ".2f")]
         note = "" if ok else f"{r['status']}: {r.get('note', '')}"
-        if ok and r["variant"].startswith("cuDNN"):
+        if ok and r["variant"] not in ("reference", "student"):  # a vendor: what it chose
             note = r.get("note", "")
         out.append(cells + [note])
     return out
@@ -268,7 +353,7 @@ def table_rows(data, dims):
 
 def _headers(dims):
     h = ["kernel", "section", "variant", "mask", "time (ms)", "GB/s", "of copy"]
-    return h + (["vs cuDNN"] if dims == 2 else []) + ["note"]
+    return h + (["vs cuDNN", "vs NPP"] if dims == 2 else []) + ["note"]
 
 
 def _sizes(data):
@@ -306,13 +391,17 @@ def markdown(data, json_name="gpu-bench.json"):
     cudnn = facts.get("cudnn_source", "not measured")
     if facts.get("cudnn_version"):
         cudnn += f", version {facts['cudnn_version']}"
+    npp = facts.get("npp_source", "not measured")
+    if facts.get("npp_version"):
+        npp += f", version {facts['npp_version']}"
     title = "GPU benchmarks" + (f": your kernels beside the reference" if data.get("mode") == "student" else "")
     out = [f"<!-- Generated by tools/halo/bench/bench_gpu.py from {json_name} (./workbook bench); do not edit. -->",
            f"# {title}: {d['name']}", "",
            f"Measured by `./workbook bench` on {data['date']}: {d['name']} (compute capability "
            f"{d['compute_capability']}, {d['sm_count']} SMs, {d['l2_bytes'] / 2**20:.0f} MiB L2), NVIDIA driver "
            f"{data.get('driver_version') or 'unknown'} (CUDA driver API {_cuda_version(d['driver_api_version'])}), "
-           f"CUDA runtime {_cuda_version(d['runtime_version'])}, {data.get('nvcc', 'nvcc')}; cuDNN: {cudnn}. "
+           f"CUDA runtime {_cuda_version(d['runtime_version'])}, {data.get('nvcc', 'nvcc')}; cuDNN: {cudnn}; "
+           f"NPP: {npp}. "
            f"Seed {data['seed']} (`HALO_SEED={data['seed']}` replays the inputs).", "",
            f"Each time is the median of {p['runs']} runs after {p['warmup']} warm-up runs, timed with CUDA events, "
            f"with the L2 flushed before every run (a {p['l2_flush_bytes'] / 2**20:.0f} MiB buffer written). Every "
@@ -320,7 +409,10 @@ def markdown(data, json_name="gpu-bench.json"):
            "reference); one that fails is reported, not timed. GB/s counts one read of the input and one write of the "
            f"output; *of copy* divides it by a device-to-device `cudaMemcpyAsync` of the same bytes measured in the "
            f"same run: **{c['gbps']:.0f} GB/s** ({c['ms']:.3f} ms for {c['bytes'] / 2**20:.0f} MiB moved). "
-           "*vs cuDNN* is cuDNN's time divided by the kernel's (above 1: faster than cuDNN).", ""]
+           "*vs cuDNN* and *vs NPP* are the vendor's time divided by the kernel's (above 1: faster than the vendor). "
+           "NPP (`nppiFilter_32f_C1R_Ctx`) computes the flipped convolution and does no border handling: it is given "
+           "the mask rotated by 180 degrees and a zero-padded copy of the input, so it computes the chapter's "
+           "convolution, and it is validated like every entry.", ""]
     for dims, title in ((1, f"## 1D, {w1} floats"), (2, f"## 2D, {w2} floats")):
         rows = table_rows(data, dims)
         if not rows:
@@ -423,11 +515,16 @@ def run(root, chapter, args):
 
     try:
         nvcc = find_nvcc()
-        cudnn = find_cudnn(nvcc) if any(_unit_dims(root, f) == 2 for f, _, _ in plan) else None
+        has_2d_units = any(_unit_dims(root, f) == 2 for f, _, _ in plan)
+        cudnn = find_cudnn(nvcc) if has_2d_units else None
+        npp = find_npp(nvcc) if has_2d_units else None
         log("cuDNN: " + (f"{cudnn[0]}/cudnn.h and {cudnn[1]}/{cudnn[2]} (found through {cudnn[3]})" if cudnn
                          else "no cudnn.h found (CUDNN_ROOT, the CUDA toolkit, /usr, a Python's nvidia-cudnn wheel): "
                               "the 2D baseline will come from PyTorch if it is installed"))
-        binary = build(root, chapter, build_dir, plan, cudnn, log)
+        if has_2d_units:
+            log("NPP: " + (f"{npp[0]}/nppi_filtering_functions.h and {', '.join(npp[2])} in {npp[1]} "
+                           f"(found through {npp[3]})" if npp else NPP_MISSING))
+        binary = build(root, chapter, build_dir, plan, cudnn, log, npp)
     except BenchError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
@@ -442,8 +539,9 @@ def run(root, chapter, args):
     if raw.exists():
         raw.unlink()
     env = dict(os.environ)
-    if cudnn:
-        env["LD_LIBRARY_PATH"] = cudnn[1] + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    for found in (npp, cudnn):
+        if found:
+            env["LD_LIBRARY_PATH"] = found[1] + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     cmd = [str(binary), "--json", str(raw), "--runs", str(args.runs), "--warmup", str(args.warmup),
            "--mode", "student" if args.sections else "reference"]
     log("$ " + " ".join(cmd))
@@ -461,6 +559,8 @@ def run(root, chapter, args):
     data["sections_benched"] = sorted({f for f, _, _ in plan})
 
     has_2d = any(r["dims"] == 2 for r in data["rows"])
+    if has_2d and not npp:
+        data.setdefault("facts", {})["npp_source"] = "not measured (" + NPP_MISSING + ")"
     if has_2d and not cudnn:
         py = torch_python()
         if not py:
