@@ -24,16 +24,21 @@ def _row(name, section, variant, dims, mask, ms=None, status="ok", note=""):
 
 def sample_results():
     return {
-        "schema": "halo-gpu-bench/1", "mode": "reference", "date": "2025-01-02T03:04:05Z", "seed": 1234,
+        "schema": "halo-gpu-bench/2", "mode": "reference", "date": "2025-01-02T03:04:05Z", "seed": 1234,
         "device": {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132,
                    "l2_bytes": 50 * 2**20, "global_memory_bytes": 80 * 2**30, "memory_bus_bits": 5120,
                    "driver_api_version": 13000, "runtime_version": 13000},
         "facts": {"cudnn_version": "91900", "cudnn_source": "cuDNN called directly (cudnn.h)",
                   "npp_version": "13.0.1", "npp_source": "NPP called directly (nppi.h), nppiFilter_32f_C1R_Ctx"},
         "protocol": {"warmup": 5, "runs": 30, "statistic": "median", "l2_flush_bytes": 100 * 2**20,
-                     "timer": "cudaEvent"},
+                     "l2_persisting_reset": True, "timer": "cudaEvent", "events": "one start/stop pair per call",
+                     "inputs": "written afresh before every run from the run number",
+                     "checked": "validation run before timing; the last timed run (output poisoned first) after"},
         "sizes": {"width_1d": 2**26, "width_2d": 8192, "height_2d": 8192, "masks": [3, 5]},
         "copy": {"bytes": 2.0 * 2**26 * 4, "ms": 0.179, "min_ms": 0.178, "max_ms": 0.18, "gbps": 3000.0, "runs": 30},
+        "fp32": {"what": "fmaf chains: 2112 blocks of 256 threads, 8 independent chains of 16384 fmaf per thread",
+                 "error": "", "fmas": 7.0866e10, "ms": 2.3622, "min_ms": 2.36, "max_ms": 2.37, "runs": 30,
+                 "fmas_per_s": 30e12, "tflops": 60.0},
         "driver_version": "580.159.04",
         "rows": [
             _row("convolution_1D_basic_kernel", "7.2", "reference", 1, 3, ms=0.25),
@@ -66,9 +71,104 @@ class VsVendor(unittest.TestCase):
         self.assertIsNone(by[("convolution_2D_basic_kernel", 5)]["vs_npp"])
 
 
+class Roofline(unittest.TestCase):
+    def rows(self, data):
+        return {(r["name"], r["mask"]): r for r in bench_gpu.add_roofline(data)["rows"]}
+
+    def test_limits_come_from_the_copy_and_the_fma_rate_of_the_same_run(self):
+        by = self.rows(sample_results())
+        r = by[("convolution_2D_basic_kernel", 3)]
+        self.assertEqual(r["fmas"], 8192 * 8192 * 9)  # w * w per output, every output
+        self.assertAlmostEqual(r["memory_limit_ms"], 2 * 2**26 * 4 / 3e9)  # bytes / (3000 GB/s)
+        self.assertAlmostEqual(r["fp32_limit_ms"], 8192 * 8192 * 9 / 30e12 * 1e3)
+        self.assertEqual(r["bound"], "memory")
+        self.assertAlmostEqual(r["limit_ms"], r["memory_limit_ms"])
+        self.assertAlmostEqual(r["of_limit"], r["memory_limit_ms"] / 0.5)
+        one_d = by[("convolution_1D_basic_kernel", 3)]
+        self.assertEqual(one_d["fmas"], 2**26 * 3)  # w per output in 1D
+
+    def test_the_binding_limit_is_the_larger(self):
+        data = sample_results()
+        data["fp32"]["fmas_per_s"] = 2e12
+        r = self.rows(data)[("convolution_2D_basic_kernel", 3)]
+        self.assertEqual(r["bound"], "FP32")
+        self.assertAlmostEqual(r["limit_ms"], 8192 * 8192 * 9 / 2e12 * 1e3)
+        self.assertAlmostEqual(r["of_limit"], r["limit_ms"] / 0.5)
+
+    def test_a_row_without_a_time_has_limits_but_no_fraction(self):
+        r = self.rows(sample_results())[("convolution_1D_tiled_kernel", 3)]
+        self.assertIsNotNone(r["memory_limit_ms"])
+        self.assertIsNone(r["of_limit"])
+
+    def test_no_fma_rate_no_fp32_limit(self):
+        data = sample_results()
+        data["fp32"] = {"error": "FMA output 0 is not a number: never written", "fmas_per_s": 0}
+        r = self.rows(data)[("convolution_2D_basic_kernel", 3)]
+        self.assertIsNone(r["fp32_limit_ms"])
+        self.assertEqual(r["bound"], "memory")
+        self.assertIn("FP32 not measured (FMA output 0 is not a number", bench_gpu.markdown(data))
+
+
+def student_results():
+    data = sample_results()
+    data["mode"] = "student"
+    data["rows"] = [
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "reference", 2, 3, ms=0.2),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "student", 2, 3, ms=0.48),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "reference", 2, 5, ms=0.2),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "student", 2, 5, ms=0.22),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "reference", 2, 7, ms=0.25),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "student", 2, 7, status="refused",
+             note="right on the validation run, wrong after the 30 timed runs: P[0][0] = 1, expected 2"),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "reference", 2, 9, status="skipped", note="r = 4 > 3"),
+        _row("convolution_2D_speed_of_light_kernel", "7.9", "student", 2, 9, status="skipped", note="r = 4 > 3"),
+    ]
+    return data
+
+
+class Score(unittest.TestCase):
+    def test_the_curve(self):
+        self.assertEqual(bench_gpu.speed_score(1.0, 1.0), 1.0)
+        self.assertEqual(bench_gpu.speed_score(1.0, 0.5), 1.0)   # faster than the reference
+        self.assertEqual(bench_gpu.speed_score(1.0, 1.2), 1.0)   # within 1.2x: full marks
+        self.assertAlmostEqual(bench_gpu.speed_score(1.0, 2.4), 0.5)  # proportional below
+        self.assertAlmostEqual(bench_gpu.speed_score(0.2, 0.48), 0.5)
+        self.assertIsNone(bench_gpu.speed_score(None, 1.0))
+        self.assertIsNone(bench_gpu.speed_score(1.0, None))
+        self.assertIsNone(bench_gpu.speed_score(1.0, 0.0))
+
+    def test_student_rows_are_scored_against_the_reference_of_the_same_mask(self):
+        data = bench_gpu.add_scores(student_results())
+        scores = {(r["variant"], r["mask"]): r.get("score") for r in data["rows"]}
+        self.assertAlmostEqual(scores[("student", 3)], 0.5)
+        self.assertEqual(scores[("student", 5)], 1.0)
+        self.assertEqual(scores[("student", 7)], 0.0)   # refused: no time, no marks
+        self.assertIsNone(scores[("student", 9)])       # skipped, like the reference
+        self.assertIsNone(scores[("reference", 3)])
+        self.assertEqual(len(data["scores"]), 1)
+        summary = data["scores"][0]
+        self.assertEqual((summary["section"], summary["masks"]), ("7.9", 3))
+        self.assertAlmostEqual(summary["score"], 0.5)
+
+    def test_no_student_rows_no_scores(self):
+        self.assertNotIn("scores", bench_gpu.add_scores(sample_results()))
+
+    def test_page_and_console_report_the_score_and_say_it_is_not_graded(self):
+        data = bench_gpu.derive(student_results())
+        md = bench_gpu.markdown(data)
+        self.assertIn("| vs cuDNN | vs NPP | score | note |", md)
+        self.assertIn("*score* (reported, not graded): min(1, 1.2 x the reference's time / your time)", md)
+        self.assertIn("- 7.9 convolution_2D_speed_of_light_kernel: score 0.50 (mean over 3 masks", md)
+        line = next(l for l in md.splitlines() if "| student | 3x3 |" in l)
+        self.assertIn("| 0.50 |", line)
+        text = bench_gpu.text_table(data)
+        self.assertIn("speed scores (reported, not graded):", text)
+        self.assertIn("score 0.50", text)
+
+
 class Markdown(unittest.TestCase):
     def setUp(self):
-        self.md = bench_gpu.markdown(bench_gpu.add_vs_vendor(sample_results()), "gpu-bench-h100.json")
+        self.md = bench_gpu.markdown(bench_gpu.derive(sample_results()), "gpu-bench-h100.json")
 
     def test_header_names_device_driver_and_protocol(self):
         self.assertIn("Generated by tools/halo/bench/bench_gpu.py from gpu-bench-h100.json", self.md)
@@ -78,18 +178,36 @@ class Markdown(unittest.TestCase):
         self.assertIn("median of 30 runs after 5 warm-up runs", self.md)
         self.assertIn("**3000 GB/s**", self.md)
         self.assertIn("HALO_SEED=1234", self.md)
-        self.assertIn("NPP: NPP called directly (nppi.h), nppiFilter_32f_C1R_Ctx, version 13.0.1", self.md)
+
+    def test_header_states_the_measured_fma_rate_and_copy_bandwidth(self):
+        header = self.md.split("\n\n")[1]
+        self.assertIn("memory **3000 GB/s**", header)
+        self.assertIn("FP32 **60.0 TFLOP/s** (2 FLOPs per FMA: 70.9 billion FMAs of independent `fmaf` chains in "
+                      "2.362 ms, 2112 blocks of 256 threads", header)
+        self.assertIn("NPP: NPP called directly (nppi.h), nppiFilter_32f_C1R_Ctx, version 13.0.1", header)
+
+    def test_protocol_paragraph(self):
+        self.assertIn("one pair of CUDA events per call", self.md)
+        self.assertIn("the input is written afresh from the run's number", self.md)
+        self.assertIn("its persisting lines reset", self.md)
+        self.assertIn("one wrong after the timed runs is *refused*", self.md)
 
     def test_tables_per_dimensionality(self):
         self.assertIn("## 1D, 2^26 floats", self.md)
         self.assertIn("## 2D, 8192 x 8192 floats", self.md)
-        self.assertIn("| kernel | section | variant | mask | time (ms) | GB/s | of copy | vs cuDNN | vs NPP | note |", self.md)
-        self.assertIn("| convolution_1D_basic_kernel | 7.2 | reference | 3 | 0.250 | 2147 | 0.72 |  |", self.md)
-        self.assertIn("| convolution_2D_basic_kernel | 7.8 | reference | 3x3 | 0.500 | 1074 | 0.36 | 2.00 | 0.50 |  |", self.md)
+        self.assertIn("| kernel | section | variant | mask | time (ms) | GB/s | of copy | memory limit (ms) | "
+                      "FP32 limit (ms) | of limit | note |", self.md)
+        self.assertIn("| kernel | section | variant | mask | time (ms) | GB/s | of copy | memory limit (ms) | "
+                      "FP32 limit (ms) | of limit | vs cuDNN | vs NPP | note |", self.md)
+        self.assertIn("| convolution_1D_basic_kernel | 7.2 | reference | 3 | 0.250 | 2147 | 0.72 | 0.179 | 0.007 | "
+                      "0.72 |  |", self.md)
+        self.assertIn("| convolution_2D_basic_kernel | 7.8 | reference | 3x3 | 0.500 | 1074 | 0.36 | 0.179 | 0.020 | "
+                      "0.36 | 2.00 | 0.50 |  |", self.md)
+        self.assertNotIn("score", self.md)  # reference mode: no score column
 
     def test_a_wrong_kernel_has_no_time_and_says_why(self):
         line = next(l for l in self.md.splitlines() if "convolution_1D_tiled_kernel" in l)
-        self.assertIn("| - | - | - |", line)
+        self.assertIn("| 3 | - | - | - | 0.179 | 0.007 | - |", line)
         self.assertIn("wrong: P[5] = 1, expected 2 (not timed)", line)
 
     def test_vendor_note_is_shown(self):
@@ -99,12 +217,30 @@ class Markdown(unittest.TestCase):
         self.assertIn("| NPP | 3x3 |", line)
         self.assertIn("input zero-padded to 8194 x 8194", line)
 
+    def test_a_refused_kernel_has_no_time_and_says_why(self):
+        data = sample_results()
+        data["rows"][0].update(status="refused", note="right on the validation run, wrong after the 30 timed runs")
+        line = next(l for l in bench_gpu.markdown(bench_gpu.derive(data)).splitlines() if "convolution_1D_basic" in l)
+        self.assertIn("| 3 | - | - | - |", line)
+        self.assertIn("refused: right on the validation run, wrong after the 30 timed runs", line)
+
+    def test_a_page_from_a_first_schema_file_still_renders(self):
+        data = sample_results()
+        del data["fp32"]
+        data["protocol"] = {"warmup": 5, "runs": 30, "statistic": "median", "l2_flush_bytes": 100 * 2**20,
+                            "timer": "cudaEvent"}
+        md = bench_gpu.markdown(bench_gpu.derive(data))
+        self.assertIn("Every kernel was validated first", md)
+        self.assertIn("FP32 not measured", md)
+
 
 class TextTable(unittest.TestCase):
     def test_printed_table_ends_with_the_copy(self):
-        text = bench_gpu.text_table(bench_gpu.add_vs_vendor(sample_results()))
+        text = bench_gpu.text_table(bench_gpu.derive(sample_results()))
         self.assertTrue(text.splitlines()[0].startswith("1D, 2^26 floats"))
         self.assertIn("vs cuDNN", text)
+        self.assertIn("of limit", text)
+        self.assertIn("FP32 FMA throughput: 60.0 TFLOP/s", text)
         self.assertTrue(text.rstrip().endswith("copy (device to device, same bytes): 0.179 ms, 3000 GB/s"))
 
 
@@ -119,6 +255,9 @@ class MergeTorch(unittest.TestCase):
         self.assertAlmostEqual(by[("convolution_2D_basic_kernel", 5)]["vs_cudnn"], 0.5)
         self.assertIn("PyTorch", data["facts"]["cudnn_source"])
         self.assertIn("2900 GB/s", bench_gpu.markdown(data))
+        bench_gpu.add_roofline(data)
+        by = {(r["name"], r["mask"]): r for r in data["rows"]}
+        self.assertAlmostEqual(by[("torch.nn.functional.conv2d", 5)]["fp32_limit_ms"], 8192 * 8192 * 25 / 30e12 * 1e3)
 
 
 def _args(argv):

@@ -327,13 +327,99 @@ def add_vs_vendor(data):
     return data
 
 
+def _is_vendor(r):
+    return r["variant"] not in ("reference", "student")
+
+
+def fmas_per_output(r):
+    """FMAs one output of this row's convolution costs: w * w in 2D, w in 1D (the full mask)."""
+    return r["mask"] ** 2 if r["dims"] == 2 else r["mask"]
+
+
+def fp32_rate(data):
+    """FMAs per second measured in the same run (the fp32 block), or None when it was not measured."""
+    f = data.get("fp32") or {}
+    rate = f.get("fmas_per_s")
+    return rate if not f.get("error") and isinstance(rate, (int, float)) and rate > 0 else None
+
+
+def add_roofline(data):
+    """Each row gets the limits of this GPU for the work it does, from rates measured in the same run:
+    memory_limit_ms (its bytes at the copy's bandwidth), fp32_limit_ms (its FMAs, fmas_per_output for
+    every output of the image, at the FMA kernel's rate), limit_ms (the larger: the binding limit),
+    bound ("memory" or "FP32"), and for a timed row of_limit = limit_ms / its time (1: on the roofline)."""
+    s = data["sizes"]
+    gbps = (data.get("copy") or {}).get("gbps")
+    bytes_per_ms = gbps * 1e6 if isinstance(gbps, (int, float)) and gbps > 0 else None
+    rate = fp32_rate(data)
+    for r in data["rows"]:
+        outputs = s["width_1d"] if r["dims"] == 1 else s["width_2d"] * s["height_2d"]
+        r["fmas"] = float(outputs * fmas_per_output(r))
+        moved = r.get("bytes") or 2.0 * outputs * 4
+        memory = moved / bytes_per_ms if bytes_per_ms else None
+        fp32 = r["fmas"] / rate * 1e3 if rate else None
+        limits = [(x, name) for x, name in ((memory, "memory"), (fp32, "FP32")) if x is not None]
+        limit, bound = max(limits) if limits else (None, None)
+        timed = r["status"] == "ok" and r.get("ms")
+        r.update(memory_limit_ms=memory, fp32_limit_ms=fp32, limit_ms=limit, bound=bound,
+                 of_limit=limit / r["ms"] if limit is not None and timed else None)
+    return data
+
+
+SCORE_FULL_WITHIN = 1.2  # full marks within 1.2x of the reference's time
+
+
+def speed_score(t_reference, t_student):
+    """min(1, 1.2 * t_reference / t_student): 1 when the student's time is within 1.2x of the
+    reference's, proportional below; None without both times."""
+    if not t_reference or not t_student or t_reference <= 0 or t_student <= 0:
+        return None
+    return min(1.0, SCORE_FULL_WITHIN * t_reference / t_student)
+
+
+def add_scores(data):
+    """Student rows (./workbook bench SECTION) get score against the reference row of the same kernel
+    and mask: the curve when both were timed, 0 when the reference was timed and the student's kernel
+    was not (wrong, refused, an error), None otherwise (skipped; no reference time). data["scores"]:
+    the mean per kernel, over the masks that have a score. Reported, never graded."""
+    ref = {(r["section"], r["name"], r["dims"], r["mask"]): r for r in data["rows"]
+           if r["variant"] == "reference" and r["status"] == "ok" and r.get("ms")}
+    per_kernel = {}
+    for r in data["rows"]:
+        if r["variant"] != "student":
+            continue
+        ref_row = ref.get((r["section"], r["name"], r["dims"], r["mask"]))
+        if not ref_row or r["status"] == "skipped":
+            r["score"] = None
+        elif r["status"] == "ok":
+            r["score"] = speed_score(ref_row["ms"], r.get("ms"))
+        else:
+            r["score"] = 0.0
+        if r["score"] is not None:
+            per_kernel.setdefault((r["section"], r["name"]), []).append(r["score"])
+    if any(r["variant"] == "student" for r in data["rows"]):
+        data["scores"] = [{"section": sec, "name": name, "masks": len(v), "score": sum(v) / len(v)}
+                          for (sec, name), v in per_kernel.items()]
+    return data
+
+
+def derive(data):
+    """Everything the tables show that the program does not write: vs the vendors, the roofline, scores."""
+    return add_scores(add_roofline(add_vs_vendor(data)))
+
+
 def _mask_text(r):
     return f"{r['mask']}x{r['mask']}" if r["dims"] == 2 else str(r["mask"])
 
 
+def _student_mode(data):
+    return data.get("mode") == "student" or any(r["variant"] == "student" for r in data["rows"])
+
+
 def table_rows(data, dims):
-    """Rows of the printed and the Markdown table: kernel, section, variant, mask, ms, GB/s,
-    fraction of copy, vs cuDNN and vs NPP (2D), and the note."""
+    """Rows of the printed and the Markdown table: kernel, section, variant, mask, ms, GB/s, fraction
+    of copy, the roofline (memory limit, FP32 limit, of limit), vs cuDNN and vs NPP (2D), score
+    (student mode), and the note. The limits are the work's, shown on every row; the rest needs a time."""
     out = []
     for r in data["rows"]:
         if r["dims"] != dims:
@@ -341,19 +427,24 @@ def table_rows(data, dims):
         ok = r["status"] == "ok"
         cells = [r["name"], r["section"], r["variant"], _mask_text(r),
                  _fmt(r.get("ms") if ok else None, ".3f"), _fmt(r.get("gbps") if ok else None, ".0f"),
-                 _fmt(r.get("fraction_of_copy") if ok else None, ".2f")]
+                 _fmt(r.get("fraction_of_copy") if ok else None, ".2f"),
+                 _fmt(r.get("memory_limit_ms"), ".3f"), _fmt(r.get("fp32_limit_ms"), ".3f"),
+                 _fmt(r.get("of_limit") if ok else None, ".2f")]
         if dims == 2:
             cells += [_fmt(r.get("vs_cudnn"), ".2f"), _fmt(r.get("vs_npp"), ".2f")]
+        if _student_mode(data):
+            cells.append(_fmt(r.get("score"), ".2f") if r["variant"] == "student" else "")
         note = "" if ok else f"{r['status']}: {r.get('note', '')}"
-        if ok and r["variant"] not in ("reference", "student"):  # a vendor: what it chose
+        if ok and _is_vendor(r):
             note = r.get("note", "")
         out.append(cells + [note])
     return out
 
 
-def _headers(dims):
-    h = ["kernel", "section", "variant", "mask", "time (ms)", "GB/s", "of copy"]
-    return h + (["vs cuDNN", "vs NPP"] if dims == 2 else []) + ["note"]
+def _headers(dims, student=False):
+    h = ["kernel", "section", "variant", "mask", "time (ms)", "GB/s", "of copy", "memory limit (ms)",
+         "FP32 limit (ms)", "of limit"]
+    return h + (["vs cuDNN", "vs NPP"] if dims == 2 else []) + (["score"] if student else []) + ["note"]
 
 
 def _sizes(data):
@@ -361,6 +452,24 @@ def _sizes(data):
     w1 = s["width_1d"]
     w1_text = f"2^{w1.bit_length() - 1}" if w1 & (w1 - 1) == 0 else str(w1)
     return w1_text, f"{s['width_2d']} x {s['height_2d']}"
+
+
+def _fp32_text(data):
+    f = data.get("fp32") or {}
+    if fp32_rate(data) is None:
+        return "not measured" + (f" ({f['error']})" if f.get("error") else "")
+    return f"{f['tflops']:.1f} TFLOP/s"
+
+
+def score_lines(data):
+    """The mean score per kernel, in words (student mode)."""
+    if not data.get("scores"):
+        return []
+    lines = []
+    for k in data["scores"]:
+        lines.append(f"{k['section']} {k['name']}: score {k['score']:.2f} (mean over {k['masks']} mask"
+                     f"{'s' if k['masks'] != 1 else ''}; 1 = within {SCORE_FULL_WITHIN}x of the reference's time)")
+    return lines
 
 
 def text_table(data):
@@ -371,16 +480,43 @@ def text_table(data):
         rows = table_rows(data, dims)
         if not rows:
             continue
-        head = _headers(dims)
+        head = _headers(dims, _student_mode(data))
         widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head) - 1)]
         lines.append(title)
         lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[-1])
         for r in rows:
             lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + ("  " + r[-1] if r[-1] else ""))
         lines.append("")
+    if data.get("scores"):
+        lines += ["speed scores (reported, not graded):"] + ["  " + line for line in score_lines(data)] + [""]
     c = data["copy"]
+    lines.append(f"FP32 FMA throughput: {_fp32_text(data)}")
     lines.append(f"copy (device to device, same bytes): {c['ms']:.3f} ms, {c['gbps']:.0f} GB/s")
     return "\n".join(lines)
+
+
+def _vendor_text(facts, name, key):
+    text = facts.get(f"{key}_source", "not measured")
+    if facts.get(f"{key}_version"):
+        text += f", version {facts[key + '_version']}"
+    return f"{name}: {text}"
+
+
+def _protocol_text(p):
+    flush = f"a {p['l2_flush_bytes'] / 2**20:.0f} MiB buffer written"
+    if not p.get("inputs"):  # a results file from before the protocol checked outputs after timing
+        return (f"Each time is the median of {p['runs']} runs after {p['warmup']} warm-up runs, timed with CUDA "
+                f"events, with the L2 flushed before every run ({flush}). Every kernel was validated first (output "
+                "poisoned, a sample of outputs compared with a double-precision CPU reference); one that fails is "
+                "reported, not timed.")
+    persisting = (" and its persisting lines reset" if p.get("l2_persisting_reset", True) else "")
+    return (f"Each time is the median of {p['runs']} runs after {p['warmup']} warm-up runs, each run timed on its own "
+            "(one pair of CUDA events per call). Before every run the input is written afresh from the run's number "
+            "(no run sees another's input, so a kernel cannot return a result it computed before), then the L2 is "
+            f"flushed ({flush}){persisting}. Every kernel is checked twice against a double-precision CPU reference "
+            "(a sample of outputs, the output poisoned first): on a validation run before timing, and after the "
+            "timed runs on the output of the last one, for that run's input. A kernel wrong before timing is "
+            "reported, not timed; one wrong after the timed runs is *refused*: its row has no time.")
 
 
 def markdown(data, json_name="gpu-bench.json"):
@@ -388,43 +524,54 @@ def markdown(data, json_name="gpu-bench.json"):
     d, p, c = data["device"], data["protocol"], data["copy"]
     w1, w2 = _sizes(data)
     facts = data.get("facts", {})
-    cudnn = facts.get("cudnn_source", "not measured")
-    if facts.get("cudnn_version"):
-        cudnn += f", version {facts['cudnn_version']}"
-    npp = facts.get("npp_source", "not measured")
-    if facts.get("npp_version"):
-        npp += f", version {facts['npp_version']}"
-    title = "GPU benchmarks" + (f": your kernels beside the reference" if data.get("mode") == "student" else "")
+    student = _student_mode(data)
+    f = data.get("fp32") or {}
+    title = "GPU benchmarks" + (f": your kernels beside the reference" if student else "")
+    if fp32_rate(data) is not None:
+        fp32 = (f"FP32 **{f['tflops']:.1f} TFLOP/s** (2 FLOPs per FMA: {f['fmas'] / 1e9:.1f} billion FMAs of "
+                f"independent `fmaf` chains in {f['ms']:.3f} ms, {f.get('what', '').replace('fmaf chains: ', '')})")
+    else:
+        fp32 = f"FP32 {_fp32_text(data)}"
     out = [f"<!-- Generated by tools/halo/bench/bench_gpu.py from {json_name} (./workbook bench); do not edit. -->",
            f"# {title}: {d['name']}", "",
            f"Measured by `./workbook bench` on {data['date']}: {d['name']} (compute capability "
            f"{d['compute_capability']}, {d['sm_count']} SMs, {d['l2_bytes'] / 2**20:.0f} MiB L2), NVIDIA driver "
            f"{data.get('driver_version') or 'unknown'} (CUDA driver API {_cuda_version(d['driver_api_version'])}), "
-           f"CUDA runtime {_cuda_version(d['runtime_version'])}, {data.get('nvcc', 'nvcc')}; cuDNN: {cudnn}; "
-           f"NPP: {npp}. "
-           f"Seed {data['seed']} (`HALO_SEED={data['seed']}` replays the inputs).", "",
-           f"Each time is the median of {p['runs']} runs after {p['warmup']} warm-up runs, timed with CUDA events, "
-           f"with the L2 flushed before every run (a {p['l2_flush_bytes'] / 2**20:.0f} MiB buffer written). Every "
-           "kernel was validated first (output poisoned, a sample of outputs compared with a double-precision CPU "
-           "reference); one that fails is reported, not timed. GB/s counts one read of the input and one write of the "
-           f"output; *of copy* divides it by a device-to-device `cudaMemcpyAsync` of the same bytes measured in the "
-           f"same run: **{c['gbps']:.0f} GB/s** ({c['ms']:.3f} ms for {c['bytes'] / 2**20:.0f} MiB moved). "
-           "*vs cuDNN* and *vs NPP* are the vendor's time divided by the kernel's (above 1: faster than the vendor). "
-           "NPP (`nppiFilter_32f_C1R_Ctx`) computes the flipped convolution and does no border handling: it is given "
-           "the mask rotated by 180 degrees and a zero-padded copy of the input, so it computes the chapter's "
-           "convolution, and it is validated like every entry.", ""]
+           f"CUDA runtime {_cuda_version(d['runtime_version'])}, {data.get('nvcc', 'nvcc')}; "
+           f"{_vendor_text(facts, 'cuDNN', 'cudnn')}; {_vendor_text(facts, 'NPP', 'npp')}. "
+           f"Seed {data['seed']} (`HALO_SEED={data['seed']}` replays the inputs). Measured in this run: memory "
+           f"**{c['gbps']:.0f} GB/s** (a device-to-device `cudaMemcpyAsync`, {c['ms']:.3f} ms for "
+           f"{c['bytes'] / 2**20:.0f} MiB moved) and {fp32}.", "",
+           _protocol_text(p), "",
+           "GB/s counts one read of the input and one write of the output; *of copy* divides it by the copy's "
+           "bandwidth. The roofline of this GPU, from the two rates above: *memory limit* is the time to move the "
+           "entry's bytes at the copy's bandwidth, *FP32 limit* the time for its FMAs at the measured FMA rate, "
+           "counting w x w FMAs per output in 2D (w in 1D) for every output of the image (the full mask, as for "
+           "an interior pixel; the edges do fewer); *of limit* is the larger of the two, the binding limit, "
+           "divided by the measured time (1: on the roofline). *vs cuDNN* and *vs NPP* are the vendor's time "
+           "divided by the kernel's (above 1: faster than the vendor). NPP (`nppiFilter_32f_C1R_Ctx`) computes the "
+           "flipped convolution and does no border handling: it is given the mask rotated by 180 degrees and a "
+           "zero-padded copy of the input (R pixels of 0 around it, the run's input written into its interior), "
+           "so it computes the chapter's convolution, and it is checked like every entry.", ""]
+    if student:
+        out += [f"*score* (reported, not graded): min(1, {SCORE_FULL_WITHIN} x the reference's time / your time) "
+                f"for the same kernel and mask: full marks within {SCORE_FULL_WITHIN}x of the reference's time, "
+                "proportional below; 0 for a kernel with no time (wrong or refused). No course-file setting grades "
+                "it.", ""]
+        if data.get("scores"):
+            out += ["- " + line for line in score_lines(data)] + [""]
     for dims, title in ((1, f"## 1D, {w1} floats"), (2, f"## 2D, {w2} floats")):
         rows = table_rows(data, dims)
         if not rows:
             continue
-        head = _headers(dims)
+        head = _headers(dims, student)
         out += [title, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in r) + " |" for r in rows]
         out.append("")
     if data.get("torch_copy"):
         tc = data["torch_copy"]
-        out += [f"The PyTorch rows ran in their own process; their *of copy* uses that process's copy of the same "
-                f"bytes: {tc['gbps']:.0f} GB/s.", ""]
+        out += [f"The PyTorch rows ran in their own process, timed by its own loop (not the protocol above); their "
+                f"*of copy* uses that process's copy of the same bytes: {tc['gbps']:.0f} GB/s.", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -491,7 +638,7 @@ def run(root, chapter, args):
     out_dir = Path(args.output_dir) if args.output_dir else root / "build" / "bench"
     if args.from_json:
         src = Path(args.from_json)
-        data = add_vs_vendor(json.loads(src.read_text()))
+        data = derive(json.loads(src.read_text()))
         md = out_dir / (src.stem + ".md") if args.output_dir else src.with_suffix(".md")
         md.parent.mkdir(parents=True, exist_ok=True)
         md.write_text(markdown(data, src.name))
@@ -578,7 +725,7 @@ def run(root, chapter, args):
                 merge_torch(data, json.loads(tjson.read_text()))
             else:
                 log(f"cuDNN through PyTorch failed (exit {trc}): the 2D table has no vendor rows")
-    add_vs_vendor(data)
+    derive(data)
     json_path, md_path = out_dir / (stem + ".json"), out_dir / (stem + ".md")
     json_path.write_text(json.dumps(data, indent=1) + "\n")
     md_path.write_text(markdown(data, json_path.name))
