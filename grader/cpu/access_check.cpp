@@ -72,11 +72,11 @@ template <class Describe>
 void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc);
 
 // A thread past the launch's access limit: a loop over the whole input, or one that never ends.
-// Stopped before the access, with the rest of the launch: every other thread would reach the
-// limit too, each after as long.
+// Stopped before the access, and its worker with it (Worker::stopping): every other thread
+// would reach the limit too, each after as long.
 [[noreturn]] __attribute__((cold)) HALO_CALLBACK_CODE void stop_over_limit(Worker* w, const void* pc) {
   Launch& L = *w->launch;
-  L.over_limit.store(true, std::memory_order_relaxed);
+  w->stopping = true;
   refuse(*w, DiagnosticKind::work_limit, pc, [&] {
     const dim3 b = L.block;
     return "this thread made " + std::to_string(L.access_limit) +
@@ -97,7 +97,6 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc) 
 
 HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
   const Launch& L = *w->launch;
-  if (w->stop_requested) stop_current_thread();  // the launch was abandoned while this thread ran
   if (++w->current->accesses > L.access_limit) stop_over_limit(w, pc);
   LaunchRecord& R = *L.record;
   const size_t b = w->block_linear;

@@ -44,13 +44,12 @@ struct Launch {
   double timeout_s = 0;
   std::atomic<bool> timed_out{false};
   uint64_t access_limit = 0;             // per CUDA thread: thread_access_limit(block)
-  std::atomic<bool> over_limit{false};   // a thread reached it, or a worker raised kDiagnosticLimit
-                                         // diagnostics: the rest of the launch is abandoned
-  bool stopping() const {
-    return timed_out.load(std::memory_order_relaxed) || over_limit.load(std::memory_order_relaxed);
-  }
   std::vector<std::pair<uint3, size_t>> unfinished;  // after a time-out: blocks cut short, threads left (diagnostics_mutex)
-  std::atomic<size_t> next_block{0};
+  // Blocks go to workers round robin (worker k of n runs blocks k, k + n, ... in order), not to
+  // whichever worker is free: a worker that stops early (Worker::stopping) then stops at the same
+  // block in every run, and a replayed seed gives the same report.
+  unsigned workers = 1;
+  std::atomic<size_t> started_blocks{0};
   LaunchRecord* record = nullptr;  // counters are written per block: no two workers share one
   std::mutex diagnostics_mutex;
   bool has_first[kDiagnosticKinds] = {};  // record->first[k] holds one (diagnostics_mutex)
@@ -86,7 +85,10 @@ struct Worker {
   fctx::fcontext_t scheduler = nullptr;
   bool in_fiber = false;  // a CUDA thread is running (for the crash and time-out handlers)
   bool stopped_by_timeout = false;  // the time-out stopped this worker's running thread
-  volatile bool stop_requested = false;  // the launch is abandoned: stop at the next access (faults.cpp)
+  // A thread of this worker passed the access limit, or the worker raised kDiagnosticLimit
+  // diagnostics: it abandons the rest of its block and takes no other. Decided by what this
+  // worker ran alone, so the same in every run of the same seed on the same number of workers.
+  bool stopping = false;
   // The kernel's location of the latest access checked: a time-out that interrupts the
   // instrumentation callbacks names this line, the student's, rather than ours.
   const void* access_pc = nullptr;
@@ -194,7 +196,7 @@ void raise_diagnostic_with(Worker& w, DiagnosticKind kind, const void* pc, Descr
   const int k = int(kind);
   const uint64_t order = w.block_linear * L.threads_per_block() + w.thread_linear;
   ++w.diagnostic_counts[k];
-  if (++w.diagnostics_raised == kDiagnosticLimit) L.over_limit.store(true, std::memory_order_relaxed);
+  if (++w.diagnostics_raised == kDiagnosticLimit) w.stopping = true;
   if (order >= w.earliest_offered[k]) return;  // this worker offered an earlier one of this kind
   w.earliest_offered[k] = order;
   std::lock_guard lock(L.diagnostics_mutex);

@@ -45,16 +45,6 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   const void* pc = nullptr;
   (void)context;
 #endif
-  if (sig == kTimeoutSignal && !w->launch->timed_out.load()) {
-    // The launch is abandoned (a thread past its access limit, too many diagnostics): this thread
-    // is stopped without a report of its own. Inside the runtime's callbacks it may hold a lock:
-    // the callback stops it at its next access instead.
-    if (in_callback_code(pc)) {
-      w->stop_requested = true;
-      return;
-    }
-    stop_current_thread();
-  }
   if (sig == kTimeoutSignal) {
     // Interrupted inside the instrumentation: name the kernel's line of the access being checked.
     if (in_callback_code(pc) && w->access_pc) pc = w->access_pc;

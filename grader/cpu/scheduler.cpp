@@ -247,7 +247,7 @@ void run_block(Worker& w, size_t b) {
   w.warp_values.assign(nt, 0);
   for (;;) {
     for (size_t k = 0; k < nt; ++k) {
-      if (L.stopping()) {  // abandon the rest of the launch
+      if (L.timed_out.load(std::memory_order_relaxed) || w.stopping) {  // abandon the rest of the block
         size_t left = 0;
         for (const auto& s : w.slots) left += s.state != FiberState::finished && s.state != FiberState::stopped;
         std::lock_guard lock(L.diagnostics_mutex);
@@ -293,7 +293,7 @@ void run_block(Worker& w, size_t b) {
   }
 }
 
-void run_worker(Launch* L) {
+void run_worker(Launch* L, unsigned worker_index) {
   Worker w;
   w.launch = L;
   w.slots.resize(L->threads_per_block());
@@ -302,10 +302,9 @@ void run_worker(Launch* L) {
   if (L->checks) w.shadow = take_shadow((w.tls_hi - w.tls_lo + 3) / 4);
   FaultStack fault_stack;  // a crash (even a stack overflow) is handled on its own stack
   tls_worker = &w;
-  for (;;) {
-    if (L->stopping()) break;  // before taking a block: it would count as started
-    size_t b = L->next_block.fetch_add(1, std::memory_order_relaxed);
-    if (b >= L->block_count()) break;
+  for (size_t b = worker_index; b < L->block_count(); b += L->workers) {
+    if (L->timed_out.load(std::memory_order_relaxed) || w.stopping) break;  // before the block: it would count as started
+    L->started_blocks.fetch_add(1, std::memory_order_relaxed);
     run_block(w, b);
   }
   tls_worker = nullptr;
@@ -372,7 +371,7 @@ void describe_unfinished(LaunchRecord& r, const Launch& L) {
                 std::to_string(b.z) + ")";
   }
   if (L.unfinished.size() > 6) blocks += ", ...";
-  const size_t started = std::min(L.next_block.load(), L.block_count());
+  const size_t started = std::min(L.started_blocks.load(), L.block_count());
   r.first[int(DiagnosticKind::launch_timeout)].what +=
       "\n    still running when it was stopped: " + std::to_string(threads) + " threads of block" +
       (L.unfinished.size() == 1 ? " " : "s ") + blocks + "; " + std::to_string(L.block_count() - std::min(started, L.block_count())) +
@@ -491,7 +490,8 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   unsigned n = worker_count(L.block_count());
   std::vector<std::thread> workers;
   workers.reserve(n);
-  for (unsigned k = 0; k < n; ++k) workers.emplace_back(run_worker, &L);
+  L.workers = n;
+  for (unsigned k = 0; k < n; ++k) workers.emplace_back(run_worker, &L, k);
   // The watchdog: once a worker has spent the launch's CPU limit on it, it flags the launch and
   // signals every worker, whose running CUDA thread is then stopped where it is (faults.cpp).
   // CPU time, not wall-clock time: a loaded machine slows a launch down but never makes a
@@ -515,7 +515,6 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
         L.timed_out.store(true);
         break;
       }
-      if (L.over_limit.load()) break;  // abandoned: threads still running on other workers stop now
     }
     for (auto& t : workers) pthread_kill(t.native_handle(), kTimeoutSignal);
   });
