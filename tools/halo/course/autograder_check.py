@@ -31,6 +31,7 @@ from halo.course import export_autograder, export_classroom  # noqa: E402
 from halo.dev import wrong_kernels
 from halo.course import variant_answers  # noqa: E402
 from halo.course import assignment as assignments, emulated_limits  # noqa: E402
+from halo.core import committed  # noqa: E402
 from halo.core.chapter_data import load_chapter  # noqa: E402
 from halo.course.export_gradescope import validate  # noqa: E402
 
@@ -71,11 +72,13 @@ def _submission_solutions(chapter, dest):
 
 
 def _submission_stubs(chapter, dest):
-    """The stubs' kernels as loose files (the other shape a submission can take), no answers."""
+    """The stubs' kernels as loose files (the other shape a submission can take), no answers:
+    the committed stubs, never this checkout's exercises/, which may hold a student's work."""
     dest.mkdir(parents=True)
+    committed_stubs = committed.files(ROOT, "exercises")
     for s in chapter.sections:
         for k in s.kernels:
-            shutil.copyfile(ROOT / "exercises" / s.folder / k, dest / k)
+            (dest / k).write_bytes(committed_stubs[f"exercises/{s.folder}/{k}"])
 
 
 def _submission_broken(chapter, dest):
