@@ -83,7 +83,7 @@ void check_access(Worker* w, const void* p, unsigned size, bool store, const voi
            " memory accesses, the most one thread may make in a launch of " +
            std::to_string(size_t(b.x) * b.y * b.z) + "-thread blocks (" + std::to_string(kThreadAccessBase) +
            " plus " + std::to_string(kThreadAccessPerBlockThread) +
-           " per thread of its block; a thread of the chapter's kernels makes a few hundred): a loop over the "
+           " per thread of its block; a thread of the chapter's reference kernels makes fewer than 800): a loop over the "
            "whole input, or one that never ends? The launch was stopped here";
   });
 }

@@ -153,7 +153,7 @@ inline double launch_cpu_limit(dim3 grid, dim3 block) {  // inline: the judge co
 }
 // The most memory accesses (loads and stores, any memory) one CUDA thread may make in a launch:
 // a base plus an allowance per thread of its block, for a thread that loads a whole tile for its
-// block. The chapter's kernels make at most a few hundred per thread (docs/grader.md gives the
+// block. The chapter's reference kernels make fewer than 800 per thread (docs/grader.md gives the
 // measurement); a thread that loops over the whole input, or forever while touching memory, is
 // stopped at this count with its own message, long before the CPU limit.
 inline constexpr uint64_t kThreadAccessBase = uint64_t(1) << 16;
