@@ -101,8 +101,8 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     failures = {}
     built = [s for s in sections if s.kernels]  # sections of questions only have nothing to build
     targets = {s.id: _targets(s, gpu) for s in built}
-    what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
     if built:
+        what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
         with progress.Progress(f"building {what}"):
             failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]])
         for s in built:
