@@ -39,7 +39,7 @@ const std::vector<float>& HostInputs::get(uint64_t key, uint32_t run, size_t wid
   return images_.back().values;
 }
 
-std::vector<size_t> sample_outputs(const Problem& s, uint64_t seed) {
+std::vector<size_t> sample_outputs(const Problem& s, uint64_t seed, int unchecked_edge) {
   std::vector<size_t> idx;
   const size_t W = size_t(s.width), H = size_t(s.height);
   const size_t edge = size_t(s.radius()) + 2;  // every output whose window meets a ghost cell, and one more
@@ -54,7 +54,15 @@ std::vector<size_t> sample_outputs(const Problem& s, uint64_t seed) {
   }
   uint64_t state = seed ^ 0x5EED5EEDull;
   for (int k = 0; k < 200000; ++k) idx.push_back(size_t(splitmix64(state) % (W * H)));
-  return idx;
+  if (unchecked_edge <= 0) return idx;
+  const size_t band = size_t(unchecked_edge);
+  std::vector<size_t> kept;
+  for (size_t i : idx) {
+    const size_t row = i / W, col = i % W;
+    const bool near_row_edge = s.dims == 2 && (row < band || row + band >= H);
+    if (!near_row_edge && col >= band && col + band < W) kept.push_back(i);
+  }
+  return kept;
 }
 
 Validation validate(const Problem& s, const std::vector<float>& N, const std::vector<float>& M,

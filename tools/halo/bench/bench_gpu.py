@@ -552,7 +552,8 @@ def markdown(data, json_name="gpu-bench.json"):
            "divided by the kernel's (above 1: faster than the vendor). NPP (`nppiFilter_32f_C1R_Ctx`) computes the "
            "flipped convolution and does no border handling: it is given the mask rotated by 180 degrees and a "
            "zero-padded copy of the input (R pixels of 0 around it, the run's input written into its interior), "
-           "so it computes the chapter's convolution, and it is checked like every entry.", ""]
+           "so it computes the chapter's convolution, and it is checked like every entry, except where its row's "
+           "note says that NPP's own border handling leaves some edge outputs unchecked.", ""]
     if student:
         out += [f"*score* (reported, not graded): min(1, {SCORE_FULL_WITHIN} x the reference's time / your time) "
                 f"for the same kernel and mask: full marks within {SCORE_FULL_WITHIN}x of the reference's time, "
