@@ -290,7 +290,8 @@ int run(int argc, char** argv) {
         continue;
       }
       row.note = e.note();
-      EntryOps ops(timer, e, p, e.dims == 1 ? key1 : key2, host_inputs, M_host, sample_outputs(p, info.seed + m, e.unchecked_edge(p)));
+      EntryOps ops(timer, e, p, e.dims == 1 ? key1 : key2, host_inputs, M_host,
+                   sample_outputs(p, info.seed + m, e.unchecked_edge(p)));
       const Measurement t = measure(ops, opt.warmup, opt.runs);
       row.max_rel_error = std::max(t.before.max_rel_error, t.after.max_rel_error);
       row.checked = t.before.checked + t.after.checked;
