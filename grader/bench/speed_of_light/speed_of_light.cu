@@ -10,6 +10,8 @@
 //   v3  v2 with all of a thread's tile loads issued before its first shared store
 //   v4  the solution (solutions/7.9-speed-of-light, included below, not copied): v3 where a
 //       block wholly inside the image loads and stores without a bounds test per vector
+//   v5  Hopper only, not the student's kernel (yet): the tile comes by one tensor copy, several
+//       tiles ahead, on a persistent grid (tma_step.cuh)
 //   sweep  v4 with other block shapes and rows per thread, 5 x 5 filter
 //
 // Every version is checked first against a double-precision CPU reference (outputs poisoned
@@ -108,11 +110,13 @@ __global__ void __launch_bounds__(BX * BY) conv_v1(const float* __restrict__ N, 
 }
 
 // ---------------------------------------------------------------- v2 and v3: float4 tiles
-// Their common second half: each thread's 4 x ROWS strip from the tile, a tile row's 12-pixel
-// window in registers at a time, stored with store_vector.
-template <int R, int BX, int BY, int ROWS, int IN_H, int IN_W4>
+// Their common second half (and v5's): each thread's 4 x ROWS strip of the output tile whose
+// first row and column are tileRow, tileCol, a tile row's 12-pixel window in registers at a time.
+// Stored with store_vector, or, with FAST_STORES, with plain float4 stores when the whole output
+// tile lies inside the image (v4's second habit).
+template <int R, int BX, int BY, int ROWS, bool FAST_STORES = false, int IN_H, int IN_W4>
 __device__ __forceinline__ void strip_from_tile(const float4 (&N_s)[IN_H][IN_W4], float* __restrict__ P, int width,
-                                                int height, int pitch) {
+                                                int height, int pitch, int tileRow, int tileCol) {
   constexpr int TILE_W = 4 * BX, TILE_H = ROWS * BY;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y);
   float acc[ROWS][4] = {};
@@ -132,11 +136,17 @@ __device__ __forceinline__ void strip_from_tile(const float4 (&N_s)[IN_H][IN_W4]
       }
     }
   }
-  const int outCol = int(blockIdx.x) * TILE_W + 4 * tx;
+  const int outRow = tileRow + ty * ROWS, outCol = tileCol + 4 * tx;
+  if (FAST_STORES && tileRow + TILE_H <= height && tileCol + TILE_W <= width) {
+    float* out = P + size_t(outRow) * size_t(pitch) + size_t(outCol);
+#pragma unroll
+    for (int o = 0; o < ROWS; ++o)
+      *reinterpret_cast<float4*>(out + size_t(o) * size_t(pitch)) = make_float4(acc[o][0], acc[o][1], acc[o][2], acc[o][3]);
+    return;
+  }
 #pragma unroll
   for (int o = 0; o < ROWS; ++o)
-    store_vector(P, int(blockIdx.y) * TILE_H + ty * ROWS + o, outCol, width, height, pitch,
-                 make_float4(acc[o][0], acc[o][1], acc[o][2], acc[o][3]));
+    store_vector(P, outRow + o, outCol, width, height, pitch, make_float4(acc[o][0], acc[o][1], acc[o][2], acc[o][3]));
 }
 
 // v2: v1 with float4 accesses, one vector in flight per thread.
@@ -151,7 +161,7 @@ __global__ void __launch_bounds__(BX * BY) conv_v2(const float* __restrict__ N, 
   for (int e = t; e < IN_H * IN_W4; e += THREADS)  // one vector in flight per thread
     N_s[e / IN_W4][e % IN_W4] = load_vector(N, row0 + e / IN_W4, col0 + 4 * (e % IN_W4), width, height, pitch);
   __syncthreads();
-  strip_from_tile<R, BX, BY, ROWS>(N_s, P, width, height, pitch);
+  strip_from_tile<R, BX, BY, ROWS>(N_s, P, width, height, pitch, int(blockIdx.y) * TILE_H, int(blockIdx.x) * TILE_W);
 }
 
 // v3: v2 with all of a thread's tile loads issued before its first shared store (the solution
@@ -173,7 +183,7 @@ __global__ void __launch_bounds__(BX * BY) conv_v3(const float* __restrict__ N, 
   for (int k = 0; k < LOADS; ++k)
     if (t + k * THREADS < VECTORS) N_s[(t + k * THREADS) / IN_W4][(t + k * THREADS) % IN_W4] = v[k];
   __syncthreads();
-  strip_from_tile<R, BX, BY, ROWS>(N_s, P, width, height, pitch);
+  strip_from_tile<R, BX, BY, ROWS>(N_s, P, width, height, pitch, int(blockIdx.y) * TILE_H, int(blockIdx.x) * TILE_W);
 }
 
 // A float4 copy kernel: the copy's other measure, beside cudaMemcpy.
@@ -184,16 +194,41 @@ __global__ void copy_float4(const float4* __restrict__ in, float4* __restrict__ 
 
 // ---------------------------------------------------------------- the runs
 
+}  // namespace
+
+#include "grader/bench/speed_of_light/tma_step.cuh"  // v5, which builds on strip_from_tile
+
+namespace {
+
 using Kernel = void (*)(const float*, float*, int, int, int);
+using Launcher = cudaError_t (*)(const float*, float*, int, int, int);
 
 struct Variant {
-  std::string version;  // v0 .. v4, sweep
+  std::string version;  // v0 .. v5, sweep
   int r;
-  Kernel kernel;
+  Kernel kernel;  // launched on a grid of tiles; or, where `launch` is set, only its attributes are read
   dim3 block;
   int tileW, tileH;  // outputs per block
   int bx, by, rows;
+  Launcher launch = nullptr;  // v5: picks its own grid (persistent) and passes a tensor map
 };
+
+cudaError_t run_variant(const Variant& v, const float* N, float* P, int width, int height, int pitch) {
+  if (v.launch) return v.launch(N, P, width, height, pitch);
+  const dim3 grid((width + v.tileW - 1) / v.tileW, (height + v.tileH - 1) / v.tileH);
+  v.kernel<<<grid, v.block>>>(N, P, width, height, pitch);
+  return cudaGetLastError();
+}
+
+// v5's shape per radius, the best measured on an H200 (docs/results/gpu-7.9-limits-h200.md):
+// 7 x 7 as one block of 16 warps per SM with four stages, 9 x 9 as four blocks of 8 warps with 5
+// rows a thread and two stages. 3 x 3 and 5 x 5 take 32 x 8 threads with 4 rows (a tensor copy's
+// box is at most 256 floats wide: v4's 64 threads a row, 264 floats with the halo, do not fit).
+template <int R, int BX, int BY, int ROWS, int S>
+Variant v5_variant() {
+  return {"v5", R, reinterpret_cast<Kernel>(tma_step::conv_v5<R, BX, BY, ROWS, S>), dim3(BX, BY), 4 * BX, BY * ROWS,
+          BX, BY, ROWS, tma_step::launch_v5<R, BX, BY, ROWS, S>};
+}
 
 template <int R>
 void add_steps(std::vector<Variant>& out) {
@@ -203,6 +238,12 @@ void add_steps(std::vector<Variant>& out) {
   out.push_back({"v3", R, conv_v3<R>, dim3(kBX, kBY), 4 * kBX, kBY * kRows, kBX, kBY, kRows});
   out.push_back({"v4", R, convolution_2D_speed_of_light_kernel<R>, dim3(kBX, kBY), 4 * kBX, kBY * kRows, kBX, kBY,
                  kRows});
+  if constexpr (R == 3)
+    out.push_back(v5_variant<R, 32, 16, 4, 4>());
+  else if constexpr (R == 4)
+    out.push_back(v5_variant<R, 32, 8, 5, 2>());
+  else
+    out.push_back(v5_variant<R, 32, 8, 4, 2>());
 }
 
 template <int BX, int BY, int ROWS>
@@ -255,9 +296,7 @@ double validate(const Variant& v, const Image& im, const std::vector<float>& N, 
                 const std::vector<int>& rows) {
   // NaN poison: an output the kernel never writes fails the comparison.
   HALO_CUDA_CHECK(cudaMemset2D(im.P, size_t(im.pitch) * 4, 0xFF, size_t(im.width) * 4, size_t(im.height)));
-  dim3 grid((im.width + v.tileW - 1) / v.tileW, (im.height + v.tileH - 1) / v.tileH);
-  v.kernel<<<grid, v.block>>>(im.N, im.P, im.width, im.height, im.pitch);
-  HALO_CUDA_CHECK(cudaGetLastError());
+  HALO_CUDA_CHECK(run_variant(v, im.N, im.P, im.width, im.height, im.pitch));
   HALO_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<int> check = rows;
   if (check.empty())
@@ -392,11 +431,8 @@ int main(int argc, char** argv) {
     row.max_rel_err_small = validate(v, small, Ns, filters[v.r], {});
     row.max_rel_err_8k = validate(v, big, N8, filters[v.r], sample_rows);
     row.valid = row.max_rel_err_small < 1e-5 && row.max_rel_err_8k < 1e-5;
-    dim3 grid((W + v.tileW - 1) / v.tileW, (H + v.tileH - 1) / v.tileH);
-    const auto t = time_or_exit(timer, v.version.c_str(), [&] {
-      v.kernel<<<grid, v.block>>>(big.N, big.P, W, H, big.pitch);
-      return cudaGetLastError();
-    });
+    const auto t = time_or_exit(timer, v.version.c_str(),
+                                [&] { return run_variant(v, big.N, big.P, W, H, big.pitch); });
     row.ms = t.first, row.ms_min = t.second;
     row.gbps = bytes / row.ms / 1e6;
     row.frac = copy_ms / row.ms;
