@@ -10,6 +10,7 @@ from unittest import mock
 from halo.bench import bench_gpu
 from halo import cli
 from halo.core.chapter_data import load_chapter
+from tests.helpers import REPO_ROOT
 
 from .helpers import REPO_ROOT
 
@@ -136,6 +137,12 @@ class Score(unittest.TestCase):
         self.assertIsNone(bench_gpu.speed_score(None, 1.0))
         self.assertIsNone(bench_gpu.speed_score(1.0, None))
         self.assertIsNone(bench_gpu.speed_score(1.0, 0.0))
+
+    def test_the_docs_state_the_curve_the_code_computes(self):
+        # docs/grader.md types the factor (prose); it must be the one speed_score uses.
+        text = " ".join((REPO_ROOT / "docs" / "grader.md").read_text(encoding="utf-8").split())
+        k = bench_gpu.SCORE_FULL_WITHIN
+        self.assertIn(f"min(1, {k} x the reference's time / yours): full marks within {k}x", text)
 
     def test_student_rows_are_scored_against_the_reference_of_the_same_mask(self):
         data = bench_gpu.add_scores(student_results())
