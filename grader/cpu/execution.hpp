@@ -18,6 +18,7 @@
 
 #include "halo/cpu/launch_record.hpp"
 #include "halo/cpu/scheduler.hpp"
+#include "halo/tensor_map.hpp"
 #include "memory_registry.hpp"
 
 namespace halo::cpu {
@@ -102,6 +103,9 @@ struct Worker {
     const void* read_pc = nullptr;
   };
   std::vector<SharedWord> shadow;
+  // SharedWord::writer of a word a tensor copy wrote (tensor_copy.cpp): no thread, so it races
+  // with none; and of a word whose copy is still in flight: a read of it comes before its wait.
+  static constexpr int32_t kCopyEngineWriter = -2, kCopyInFlightWriter = -3;
   uint64_t block_serial = 0;  // unique per block the process runs (never 0)
   uint32_t epoch = 0;         // barriers released so far in the current block
 
@@ -127,6 +131,23 @@ struct Worker {
   };
   std::vector<ArrayTally> array_tally;   // per region of the launch
   Traffic space_tally[2][kSpaceCount];  // [store][space]
+
+  // The running block's tile barriers (halo::TileBarrier, emulated by tensor_copy.cpp), by address.
+  struct TileBarrierState {
+    const void* address = nullptr;
+    int32_t initialiser = -1;  // the thread that initialised it, and in which barrier interval
+    uint32_t init_epoch = 0;
+    uint32_t completed = 0;    // phases completed: copies landed
+    bool pending = false;      // a copy issued and not yet landed: the fields below describe it
+    TensorMap map;
+    float* stage = nullptr;
+    int col = 0, row = 0;
+    uint32_t issuer = 0;       // linear thread index of the issuing thread
+    int issuer_phase = 0;      // 1 once the issuer had passed a __syncthreads() (ArrayTally::loads_phase)
+    const void* issue_pc = nullptr;
+  };
+  std::vector<TileBarrierState> tile_barriers;
+  uint64_t tile_barriers_serial = 0;  // the block they belong to (block_serial)
 
   std::vector<char*> free_stacks;
   std::vector<char*> all_stacks;

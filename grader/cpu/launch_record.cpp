@@ -34,6 +34,7 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::outside_memory: return "access outside the kernel's memory";
     case DiagnosticKind::assert_failed: return "device-side assertion failed";
     case DiagnosticKind::work_limit: return "too many memory accesses in one thread";
+    case DiagnosticKind::tile_copy: return "tensor copy misuse";
     case DiagnosticKind::count_: break;
   }
   return "?";

@@ -21,7 +21,7 @@
 // The block's dynamic shared memory: every `extern __shared__` array of a kernel file names it
 // (HALO_EXTERN_SHARED in cuda_dialect.hpp); the launch says how much of it the kernel may use.
 extern "C" {
-alignas(16) thread_local unsigned char halo_dynamic_shared_memory[halo::cpu::kDynamicSharedMaxBytes];
+alignas(128) thread_local unsigned char halo_dynamic_shared_memory[halo::cpu::kDynamicSharedMaxBytes];
 }
 
 namespace halo::cpu {
@@ -56,6 +56,11 @@ HALO_CALLBACK_CODE void check_shared_access(Worker& w, uintptr_t address, unsign
     if (s.block_serial != w.block_serial) s = Worker::SharedWord{w.block_serial};
     const uintptr_t word = w.tls_lo + k * 4;
     if (store) {
+      if (s.writer == Worker::kCopyInFlightWriter)
+        raise_diagnostic_with(w, DiagnosticKind::tile_copy, pc, [&](Diagnostic&) {
+          return "write to " + shared_element_name(word - w.tls_lo) +
+                 " in shared memory while a tensor copy into it is in flight: the copy would overwrite it";
+        });
       if (s.writer >= 0 && s.writer != t && s.write_epoch == w.epoch)
         race(w, word, pc, true, s.writer, s.write_pc, true);
       else if (s.reader >= 0 && s.reader != t && s.read_epoch == w.epoch)
@@ -64,7 +69,14 @@ HALO_CALLBACK_CODE void check_shared_access(Worker& w, uintptr_t address, unsign
       s.write_epoch = w.epoch;
       s.write_pc = pc;
     } else {
-      if (s.writer < 0) {
+      if (s.writer == Worker::kCopyInFlightWriter) {
+        raise_diagnostic_with(w, DiagnosticKind::tile_copy, pc, [&](Diagnostic&) {
+          return "read of " + shared_element_name(word - w.tls_lo) +
+                 " in shared memory while the tensor copy into it is in flight: wait_tile() for its barrier first";
+        });
+      } else if (s.writer == Worker::kCopyEngineWriter) {
+        // landed: the copy engine is no thread, and its wait ordered it before this read
+      } else if (s.writer < 0) {
         raise_diagnostic_with(w, DiagnosticKind::uninitialised_shared_read, pc, [&](Diagnostic&) {
           return "read of " + shared_element_name(word - w.tls_lo) +
                  " in shared memory, which no thread of this block has written yet";

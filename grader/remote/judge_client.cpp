@@ -224,6 +224,13 @@ void Call::in_out(void* object, size_t size) {
 
 void Call::raw(const void* bytes, size_t size) { s_->payload.bytes(bytes, size); }
 
+void Call::tensor_map(const TensorMap& map) {
+  if (!map.image) throw std::logic_error("a tensor map of no image");
+  pointer(map.image);  // the image's array, as a pointer argument ...
+  s_->args.pod(ArgKind::tensor_map);  // ... then the shape: one argument in all
+  for (int32_t v : {map.width, map.height, map.pitch, map.box_width, map.box_height}) s_->args.pod(v);
+}
+
 void Call::pointer(const void* device_ptr) {
   ++s_->arg_count;
   if (!device_ptr) {

@@ -88,7 +88,8 @@ class Reader {
 enum class Op : uint8_t { launch = 1, host_call = 2, host_copy = 3, probe_kernel = 4, write_constant = 5, read_constant = 6 };
 
 // How one kernel or host-function argument travels.
-enum class ArgKind : uint8_t { value = 0, array_pointer = 1, null_pointer = 2 };
+// tensor_map: an array pointer (the image) followed by the map's shape (halo::TensorMap).
+enum class ArgKind : uint8_t { value = 0, array_pointer = 1, null_pointer = 2, tensor_map = 3 };
 
 // Settings the judge sends with every launch (the worker's scheduler takes them as given).
 struct LaunchSettings {

@@ -12,6 +12,7 @@
 
 #include "halo/cpu/launch_record.hpp"
 #include "halo/launch.hpp"
+#include "halo/tensor_map.hpp"
 #include "wire.hpp"
 
 namespace halo::worker {
@@ -48,6 +49,24 @@ void refuse(Op op, const char* entry_kind);
 
 template <class P>
 P decode_arg(Reader& in, const LaunchArrays& arrays) {
+  if constexpr (std::is_same_v<std::remove_cv_t<P>, TensorMap>) {
+    TensorMap m;
+    m.image = decode_arg<const float*>(in, arrays);
+    if (in.pod<remote::ArgKind>() != remote::ArgKind::tensor_map) throw WireError("a tensor map without its shape");
+    for (int32_t* v : {&m.width, &m.height, &m.pitch, &m.box_width, &m.box_height}) *v = in.pod<int32_t>();
+    if (!m.image || !tensor_map_shape_ok(m.image, m.width, m.height, m.pitch, m.box_width, m.box_height))
+      throw WireError("a tensor map the copy engine could not take");
+    // The whole image must lie in the array its pointer points into.
+    for (size_t k = 0; k < arrays.base.size(); ++k) {
+      const char* lo = arrays.base[k];
+      const char* p = reinterpret_cast<const char*>(m.image);
+      if (p < lo || p > lo + arrays.bytes[k]) continue;
+      const uint64_t need = (uint64_t(m.height - 1) * uint64_t(m.pitch) + uint64_t(m.width)) * sizeof(float);
+      if (uint64_t(lo + arrays.bytes[k] - p) < need) throw WireError("a tensor map larger than its array");
+      return m;
+    }
+    throw WireError("a tensor map of no array");
+  }
   const auto kind = in.pod<remote::ArgKind>();
   if constexpr (std::is_pointer_v<P>) {
     if (kind == remote::ArgKind::null_pointer) return nullptr;

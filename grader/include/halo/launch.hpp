@@ -31,6 +31,12 @@ struct DynamicShared {
 template <class... Params, class... Args>
 cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, DynamicShared shared, Args&&... args) {
 #if defined(__CUDACC__)
+  // Past 48 KB of dynamic shared memory a kernel must be allowed more, once (CUDA's opt-in).
+  if (shared.bytes > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared.bytes));
+        e != cudaSuccess)
+      return e;
   kernel<<<grid, block, shared.bytes>>>(std::forward<Args>(args)...);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   return cudaDeviceSynchronize();

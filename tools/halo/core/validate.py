@@ -473,6 +473,10 @@ DIALECT_FUNCTIONS = frozenset({
     "_Z16cudaGetLastErrorv", "_Z19cudaPeekAtLastErrorv", "_Z16cudaGetErrorName9cudaError",
     "_Z18cudaGetErrorString9cudaError", "_Z21cudaDeviceSynchronizev",
     "_ZN4halo3cpu13warp_exchangeEmib",  # the shuffles and votes (warp_functions.hpp)
+    # the copy engine (halo/given/tile_copy.cuh, grader/cpu/tensor_copy.cpp), which checks and
+    # counts each copy and wait
+    "_Z17tile_barrier_initP11TileBarrier", "_Z15copy_tile_asyncPfRKN4halo9TensorMapEiiP11TileBarrier",
+    "_Z9wait_tileP11TileBarrierj",
 }) | frozenset(  # the atomics (grader/cpu/atomics.cpp), which check each access before it happens
     f"_Z{len(name)}{name}P{code}{code}" + (code if name == "atomicCAS" else "")
     for name in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr",

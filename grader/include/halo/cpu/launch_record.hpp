@@ -68,6 +68,8 @@ enum class DiagnosticKind : uint8_t {
   assert_failed,     // a device-side assert() was false: the thread stops, as the launch would on a GPU
   work_limit,        // a thread made more memory accesses than one may (thread_access_limit): the
                      // launch is stopped there, in milliseconds, not after its CPU limit
+  tile_copy,         // a tensor copy or tile barrier used against the rules a GPU holds it to
+                     // (halo/given/tile_copy.cuh): a wait that would hang, the wrong phase, ...
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);

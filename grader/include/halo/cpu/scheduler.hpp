@@ -18,7 +18,8 @@ struct KernelBody {
 // launch's error; the measurements are in last_launch().
 cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shared_bytes = 0);
 
-// The most dynamic shared memory a launch may ask for (CUDA's default limit per block).
-inline constexpr size_t kDynamicSharedMaxBytes = 48 * 1024;
+// The most dynamic shared memory a launch may ask for: a Hopper GPU's limit per block (227 KB),
+// past CUDA's default 48 KB, which halo::launch raises for the kernel on a GPU when asked for more.
+inline constexpr size_t kDynamicSharedMaxBytes = 227 * 1024;
 
 }  // namespace halo::cpu

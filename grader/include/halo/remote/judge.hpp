@@ -16,6 +16,7 @@
 
 #include "halo/cpu/cuda_runtime.hpp"
 #include "halo/launch.hpp"  // halo::DynamicShared
+#include "halo/tensor_map.hpp"
 
 namespace halo::remote {
 
@@ -35,6 +36,7 @@ class Call {
 
   void value(const void* bytes, size_t size);
   void pointer(const void* device_ptr);       // a kernel argument: translated to the worker's copy
+  void tensor_map(const TensorMap& map);      // a kernel argument: its image translated like a pointer
   void in_out(void* object, size_t size);     // a host function's out-parameter (dim3* grid)
   void raw(const void* bytes, size_t size);   // op-specific payload
 
@@ -65,6 +67,8 @@ template <class P, class A>
 void add_kernel_arg(Call& c, A&& a) {
   if constexpr (std::is_pointer_v<P>) {
     c.pointer(static_cast<const void*>(static_cast<P>(a)));
+  } else if constexpr (std::is_same_v<std::remove_cv_t<P>, TensorMap>) {
+    c.tensor_map(a);
   } else {
     static_assert(std::is_trivially_copyable_v<P>, "kernel arguments are pointers or plain values");
     const P v = static_cast<P>(a);
