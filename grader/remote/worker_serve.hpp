@@ -137,21 +137,31 @@ struct HostArg {
   void write_out(Writer&) const {}
 };
 
-template <>
-struct HostArg<dim3*> {  // a result: the judge sends what it holds, gets back what the call wrote
-  dim3 value;
+// A result: the judge sends what it holds, gets back what the call wrote.
+template <class T>
+struct HostResult {
+  T value{};
   bool present = false;
-  explicit HostArg(Reader& in) {
+  explicit HostResult(Reader& in) {
     if (in.pod<remote::ArgKind>() != remote::ArgKind::value) throw WireError("a host argument that is not a value");
     const std::string b = in.str();
     present = !b.empty();
-    if (present && b.size() != sizeof(dim3)) throw WireError("a dim3 of the wrong size");
+    if (present && b.size() != sizeof(T)) throw WireError("a result of the wrong size");
     if (present) std::memcpy(&value, b.data(), sizeof value);
   }
-  dim3* get() { return present ? &value : nullptr; }
+  T* get() { return present ? &value : nullptr; }
   void write_out(Writer& out) const {
     out.str(present ? std::string_view(reinterpret_cast<const char*>(&value), sizeof value) : std::string_view());
   }
+};
+
+template <>
+struct HostArg<dim3*> : HostResult<dim3> {
+  using HostResult<dim3>::HostResult;
+};
+template <>
+struct HostArg<int*> : HostResult<int> {
+  using HostResult<int>::HostResult;
 };
 
 template <class R, class... P>

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "halo/launch.hpp"
+#include "halo/tensor_map.hpp"  // a kernel parameter of section 7.9
 
 #if defined(HALO_JUDGE)
 #include "halo/remote/judge.hpp"

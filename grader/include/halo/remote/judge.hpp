@@ -84,7 +84,7 @@ Kernel<Sig> kernel_for(const char* name, int selector) {
   return Kernel<Sig>{name, selector, probe_kernel(name, selector)};
 }
 
-// A host function of the student's file whose parameters are plain values or `dim3*` results.
+// A host function of the student's file whose parameters are plain values or `dim3*` / `int*` results.
 template <class Sig>
 struct HostCall;
 
@@ -106,10 +106,10 @@ struct HostCall<R(Params...)> {
  private:
   template <class P>
   static void add_host_arg(Call& c, P a) {
-    if constexpr (std::is_same_v<P, dim3*>) {
-      c.in_out(a, a ? sizeof(dim3) : 0);
+    if constexpr (std::is_same_v<P, dim3*> || std::is_same_v<P, int*>) {
+      c.in_out(a, a ? sizeof(*a) : 0);
     } else {
-      static_assert(std::is_arithmetic_v<P>, "host functions take plain values or dim3* results");
+      static_assert(std::is_arithmetic_v<P>, "host functions take plain values or dim3* / int* results");
       c.value(&a, sizeof a);
     }
   }
