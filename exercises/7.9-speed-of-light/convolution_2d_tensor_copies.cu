@@ -48,14 +48,14 @@ __global__ void __launch_bounds__(shape_for(R).block_x * shape_for(R).block_y)
   constexpr TileShape S = shape_for(R);
   constexpr int BX = S.block_x, BY = S.block_y, ROWS = S.rows, STAGES = S.stages;
   constexpr int TILE_W = 4 * BX, TILE_H = ROWS * BY, IN_W4 = tile_in_width4(R), FILTER_DIM = 2 * R + 1;
-  using Tile = float4[tile_in_height(R)][IN_W4];  // one stage, as the copy engine lays it out
   extern __shared__ __align__(128) float4 stages[];  // STAGES * stage_vectors(R) float4s, given at launch
   __shared__ TileBarrier arrived[STAGES];            // arrived[s]: the copy into stage s has landed
 
   // 1. t = threadIdx.y * BX + threadIdx.x. The image has tilesX = ceil(width / TILE_W) x
   //    ceil(height / TILE_H) tiles, numbered row by row; this block computes tiles
   //    blockIdx.x, blockIdx.x + gridDim.x, ...: mine of them. Its k-th tile lives in stage
-  //    k % STAGES (stage s starts at stages + s * stage_vectors(R); reinterpret it as Tile&).
+  //    k % STAGES: rows of IN_W4 float4s from stages + s * stage_vectors(R), as the copy engine
+  //    lays a box out (reinterpret_cast<float4 (*)[IN_W4]> gives a pointer to such rows).
   // 2. issue(k), for thread 0 only: copy_tile_async into stage k % STAGES, from column
   //    tileCol - 4 and row tileRow - R of the image (the tile's first output pixel minus the
   //    halo), on barrier arrived[k % STAGES].

@@ -48,7 +48,6 @@ __global__ void __launch_bounds__(shape_for(R).block_x * shape_for(R).block_y)
   constexpr TileShape S = shape_for(R);
   constexpr int BX = S.block_x, BY = S.block_y, ROWS = S.rows, STAGES = S.stages;
   constexpr int TILE_W = 4 * BX, TILE_H = ROWS * BY, IN_W4 = tile_in_width4(R), FILTER_DIM = 2 * R + 1;
-  using Tile = float4[tile_in_height(R)][IN_W4];  // one stage, as the copy engine lays it out
   extern __shared__ __align__(128) float4 stages[];  // STAGES * stage_vectors(R) float4s, given at launch
   __shared__ TileBarrier arrived[STAGES];            // arrived[s]: the copy into stage s has landed
 
@@ -56,7 +55,8 @@ __global__ void __launch_bounds__(shape_for(R).block_x * shape_for(R).block_y)
   // // 1. t = threadIdx.y * BX + threadIdx.x. The image has tilesX = ceil(width / TILE_W) x
   // //    ceil(height / TILE_H) tiles, numbered row by row; this block computes tiles
   // //    blockIdx.x, blockIdx.x + gridDim.x, ...: mine of them. Its k-th tile lives in stage
-  // //    k % STAGES (stage s starts at stages + s * stage_vectors(R); reinterpret it as Tile&).
+  // //    k % STAGES: rows of IN_W4 float4s from stages + s * stage_vectors(R), as the copy engine
+  // //    lays a box out (reinterpret_cast<float4 (*)[IN_W4]> gives a pointer to such rows).
   // // 2. issue(k), for thread 0 only: copy_tile_async into stage k % STAGES, from column
   // //    tileCol - 4 and row tileRow - R of the image (the tile's first output pixel minus the
   // //    halo), on barrier arrived[k % STAGES].
@@ -77,10 +77,12 @@ __global__ void __launch_bounds__(shape_for(R).block_x * shape_for(R).block_y)
   const int tiles = tilesX * ((height + TILE_H - 1) / TILE_H);
   const int b = int(blockIdx.x), g = int(gridDim.x);
   const int mine = tiles > b ? (tiles - b + g - 1) / g : 0;
-  auto stage = [&](int k) -> Tile& { return *reinterpret_cast<Tile*>(stages + size_t(k % STAGES) * stage_vectors(R)); };
+  auto stage = [&](int k) {  // the rows of the stage of this block's k-th tile
+    return reinterpret_cast<float4 (*)[IN_W4]>(stages + size_t(k % STAGES) * stage_vectors(R));
+  };
   auto issue = [&](int k) {  // thread 0
     const int tile = b + k * g;
-    copy_tile_async(reinterpret_cast<float*>(&stage(k)[0][0]), N_map, (tile % tilesX) * TILE_W - 4,
+    copy_tile_async(reinterpret_cast<float*>(stage(k)), N_map, (tile % tilesX) * TILE_W - 4,
                     (tile / tilesX) * TILE_H - R, &arrived[k % STAGES]);
   };
   if (t == 0) {
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(shape_for(R).block_x * shape_for(R).block_y)
   for (int k = 0; k < mine; ++k) {
     if (t == 0 && k + STAGES - 1 < mine) issue(k + STAGES - 1);  // into the stage tile k - 1 used
     wait_tile(&arrived[k % STAGES], unsigned(k / STAGES));
-    const Tile& in = stage(k);
+    const float4 (*in)[IN_W4] = stage(k);
     float acc[ROWS][4] = {};
 #pragma unroll
     for (int i = 0; i < ROWS + 2 * R; ++i) {
