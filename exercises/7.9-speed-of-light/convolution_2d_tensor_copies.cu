@@ -31,14 +31,14 @@
 struct TileShape {
   int block_x, block_y, rows, stages;
 };
-constexpr TileShape shape_for(int r) { return r <= 3 ? TileShape{32, 16, 4, 4} : TileShape{32, 8, 5, 2}; }
+__host__ __device__ constexpr TileShape shape_for(int r) { return r <= 3 ? TileShape{32, 16, 4, 4} : TileShape{32, 8, 5, 2}; }
 
 // Given: the input tile of a tile, as the copy engine writes it: (rows block_y + 2r) rows of
 // (block_x + 2) float4s (one whole vector of halo left and right, as in part 1), each stage
 // rounded up to whole 128-byte units (the copy engine's alignment).
-constexpr int tile_in_width4(int r) { return shape_for(r).block_x + 2; }
-constexpr int tile_in_height(int r) { return shape_for(r).rows * shape_for(r).block_y + 2 * r; }
-constexpr int stage_vectors(int r) { return (tile_in_height(r) * tile_in_width4(r) + 7) / 8 * 8; }
+__host__ __device__ constexpr int tile_in_width4(int r) { return shape_for(r).block_x + 2; }
+__host__ __device__ constexpr int tile_in_height(int r) { return shape_for(r).rows * shape_for(r).block_y + 2 * r; }
+__host__ __device__ constexpr int stage_vectors(int r) { return (tile_in_height(r) * tile_in_width4(r) + 7) / 8 * 8; }
 
 template <int R>
 __global__ void __launch_bounds__(shape_for(R).block_x * shape_for(R).block_y)
