@@ -232,10 +232,18 @@ void wait_tile(TileBarrier* b, unsigned use) {
     return;
   }
   if (use + 1 == s->completed) return;  // landed already
+  if (use < s->completed) {  // behind: later copies have landed over the one it wants
+    report(w, pc, [&] {
+      return "wait_tile() for use " + std::to_string(use) + " of a barrier that has completed " +
+             phase_words(s->completed) + ": this thread is behind, and the copies after use " + std::to_string(use) +
+             " have already landed in the stage it wants to read. Another thread refilled the stage before this one "
+             "was done with it: a __syncthreads() at the end of each tile, before the next copy into the stage";
+    });
+    return;
+  }
   report(w, pc, [&] {
     return "wait_tile() for use " + std::to_string(use) + " of a barrier that has completed " +
            phase_words(s->completed) + ": wait for the copy you need (use " + std::to_string(s->completed) +
            " is the one in flight, if any); a GPU compares only the parity of the use, so this would wait for the "
            "wrong copy there";
   });
-}

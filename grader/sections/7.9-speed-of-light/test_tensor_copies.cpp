@@ -231,7 +231,7 @@ long long overlap(long long first, long long length, long long size) {
 }
 }  // namespace
 
-TEST_CASE("7.9 tensor copies / loads / N: exactly each tile's box inside the image, once; P stored once per output") {
+TEST_CASE("7.9 tensor copies / loads / N is exactly each tile's box inside the image, and P is stored once per output") {
   Rng rng(711);
   for (int r : {1, 4})
     for (const Size& s : {Size{3 * 128 + 5, 2 * 64 + 9}, Size{96, 40}}) {
