@@ -14,8 +14,8 @@
 #include <string>
 
 #include "execution.hpp"
-#include "source_lines.hpp"
 #include "halo/given/tile_copy.cuh"
+#include "source_lines.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -125,11 +125,15 @@ void tile_barrier_init(TileBarrier* b) {
   Worker& w = worker();
   const uintptr_t a = reinterpret_cast<uintptr_t>(b);
   if (a - w.tls_lo >= w.tls_hi - w.tls_lo)
-    refuse(w, pc, [&] { return std::string("tile_barrier_init() on a barrier outside shared memory: declare it __shared__"); });
+    refuse(w, pc, [&] {
+      return std::string("tile_barrier_init() on a barrier outside shared memory: declare it __shared__");
+    });
   Worker::TileBarrierState* s = state_of(w, b);
   if (s && s->pending)
-    refuse(w, pc, [&] { return std::string("tile_barrier_init() on a barrier whose copy is still in flight (issued at " +
-                      line_of(s->issue_pc) + "): initialise each barrier once, before the first copy"); });
+    refuse(w, pc, [&] {
+      return std::string("tile_barrier_init() on a barrier whose copy is still in flight (issued at " +
+                         line_of(s->issue_pc) + "): initialise each barrier once, before the first copy");
+    });
   if (!s) {
     w.tile_barriers.push_back(Worker::TileBarrierState{});
     s = &w.tile_barriers.back();
@@ -145,20 +149,32 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
   if (!in_kernel()) return;
   Worker& w = worker();
   Launch& L = *w.launch;
-  if (++w.current->accesses > L.access_limit) refuse(w, pc, [&] { return std::string("too many tensor copies issued by one thread"); });
+  if (++w.current->accesses > L.access_limit)
+    refuse(w, pc, [&] { return std::string("too many tensor copies issued by one thread"); });
   Worker::TileBarrierState* s = state_of(w, b);
-  if (!s) refuse(w, pc, [&] { return std::string("copy_tile_async() on a barrier no thread of this block initialised (tile_barrier_init)"); });
+  if (!s)
+    refuse(w, pc, [&] {
+      return std::string("copy_tile_async() on a barrier no thread of this block initialised (tile_barrier_init)");
+    });
   if (s->pending)
-    refuse(w, pc, [&] { return std::string("a second copy_tile_async() on a barrier whose last copy (issued at " + line_of(s->issue_pc) +
-                      ") nobody has waited for: one copy per barrier per phase; wait_tile() before the next"); });
+    refuse(w, pc, [&] {
+      return std::string("a second copy_tile_async() on a barrier whose last copy (issued at " + line_of(s->issue_pc) +
+                         ") nobody has waited for: one copy per barrier per phase; wait_tile() before the next");
+    });
   if (region_of(L, map.image) < 0 || map.box_width < 1 || map.box_height < 1)
-    refuse(w, pc, [&] { return std::string("copy_tile_async() with a tensor map of no array of this launch: pass the kernel's TensorMap parameter"); });
+    refuse(w, pc, [&] {
+      return std::string(
+          "copy_tile_async() with a tensor map of no array of this launch: pass the kernel's TensorMap parameter");
+    });
   const uintptr_t a = reinterpret_cast<uintptr_t>(stage);
   if (a % halo::kTensorSharedAlign != 0)
-    refuse(w, pc, [&] { return std::string("the destination of a tensor copy must be " + std::to_string(halo::kTensorSharedAlign) +
-                      "-byte aligned in shared memory (it is " + std::to_string(a % halo::kTensorSharedAlign) +
-                      " bytes past a boundary): declare the stages __align__(" + std::to_string(halo::kTensorSharedAlign) +
-                      ") and keep each stage a multiple of " + std::to_string(halo::kTensorSharedAlign) + " bytes"); });
+    refuse(w, pc, [&] {
+      return std::string("the destination of a tensor copy must be " + std::to_string(halo::kTensorSharedAlign) +
+                         "-byte aligned in shared memory (it is " + std::to_string(a % halo::kTensorSharedAlign) +
+                         " bytes past a boundary): declare the stages __align__(" +
+                         std::to_string(halo::kTensorSharedAlign) + ") and keep each stage a multiple of " +
+                         std::to_string(halo::kTensorSharedAlign) + " bytes");
+    });
   const size_t bytes = size_t(map.box_width) * size_t(map.box_height) * sizeof(float);
   if (a - w.tls_lo >= w.tls_hi - w.tls_lo)
     refuse(w, pc, [&] { return std::string("the destination of a tensor copy must be shared memory"); });
@@ -179,8 +195,8 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
           d.other_thread = unflatten(size_t(other), L.block);
           d.other_pc = read_now ? sw.read_pc : sw.write_pc;
           d.other_role = read_now ? "read it" : "wrote it";
-          return "tensor copy into " + shared_element_name((lo + j) * 4) +
-                 " issued while thread " + triple(d.other_thread) + " " + d.other_role +
+          return "tensor copy into " + shared_element_name((lo + j) * 4) + " issued while thread " +
+                 triple(d.other_thread) + " " + d.other_role +
                  " in the same barrier interval: a __syncthreads() between the last use of a stage and the next "
                  "copy into it";
         });
@@ -215,7 +231,10 @@ void wait_tile(TileBarrier* b, unsigned use) {
   if (!in_kernel()) return;
   Worker& w = worker();
   Worker::TileBarrierState* s = state_of(w, b);
-  if (!s) refuse(w, pc, [&] { return std::string("wait_tile() on a barrier no thread of this block initialised (tile_barrier_init)"); });
+  if (!s)
+    refuse(w, pc, [&] {
+      return std::string("wait_tile() on a barrier no thread of this block initialised (tile_barrier_init)");
+    });
   if (s->initialiser != int32_t(w.thread_linear) && s->init_epoch == w.epoch)
     report(w, pc, [&] {
       return "wait_tile() on a barrier thread " + triple(unflatten(size_t(s->initialiser), w.launch->block)) +
@@ -223,16 +242,19 @@ void wait_tile(TileBarrier* b, unsigned use) {
     });
   if (use == s->completed) {
     if (!s->pending)
-      refuse(w, pc, [&] { return std::string("wait_tile() for use " + std::to_string(use) + " of a barrier that has completed " +
-                        phase_words(s->completed) + " and has no copy in flight: on a GPU this thread would wait "
-                        "forever (was the copy issued on another barrier, or not at all?)"); });
+      refuse(w, pc, [&] {
+        return std::string("wait_tile() for use " + std::to_string(use) + " of a barrier that has completed " +
+                           phase_words(s->completed) +
+                           " and has no copy in flight: on a GPU this thread would wait "
+                           "forever (was the copy issued on another barrier, or not at all?)");
+      });
     land(w, *s);
     s->pending = false;
     ++s->completed;
     return;
   }
   if (use + 1 == s->completed) return;  // landed already
-  if (use < s->completed) {  // behind: later copies have landed over the one it wants
+  if (use < s->completed) {             // behind: later copies have landed over the one it wants
     report(w, pc, [&] {
       return "wait_tile() for use " + std::to_string(use) + " of a barrier that has completed " +
              phase_words(s->completed) + ": this thread is behind, and the copies after use " + std::to_string(use) +
@@ -247,3 +269,4 @@ void wait_tile(TileBarrier* b, unsigned use) {
            " is the one in flight, if any); a GPU compares only the parity of the use, so this would wait for the "
            "wrong copy there";
   });
+}
