@@ -10,8 +10,8 @@
 //   v3  v2 with all of a thread's tile loads issued before its first shared store
 //   v4  the solution (solutions/7.9-speed-of-light, included below, not copied): v3 where a
 //       block wholly inside the image loads and stores without a bounds test per vector
-//   v5  Hopper only, not the student's kernel (yet): the tile comes by one tensor copy, several
-//       tiles ahead, on a persistent grid (tma_step.cuh)
+//   v5  part 2 of the solution (convolution_2d_tensor_copies.cu, included below), Hopper only:
+//       the tile comes by one tensor copy, several tiles ahead, on a persistent grid
 //   sweep  v4 with other block shapes and rows per thread, 5 x 5 filter
 //
 // Every version is checked first against a double-precision CPU reference (outputs poisoned
@@ -33,6 +33,8 @@
 
 #include "grader/bench/gpu/timing.hpp"
 #include "solutions/7.9-speed-of-light/convolution_2d_speed_of_light.cu"
+#include "solutions/7.9-speed-of-light/convolution_2d_tensor_copies.cu"
+#include "grader/bench/gpu/tensor_copies_launch.hpp"
 
 // bench.hpp only declares this (HALO_CUDA_CHECK and timing.cu call it); each program that links
 // timing.cu defines it. A failed CUDA call ends the run: a partial table would mislead.
@@ -196,8 +198,6 @@ __global__ void copy_float4(const float4* __restrict__ in, float4* __restrict__ 
 
 }  // namespace
 
-#include "grader/bench/speed_of_light/tma_step.cuh"  // v5, which builds on strip_from_tile
-
 namespace {
 
 using Kernel = void (*)(const float*, float*, int, int, int);
@@ -220,14 +220,18 @@ cudaError_t run_variant(const Variant& v, const float* N, float* P, int width, i
   return cudaGetLastError();
 }
 
-// v5's shape per radius, the best measured on an H200 (docs/results/gpu-7.9-limits-h200.md):
-// 7 x 7 as one block of 16 warps per SM with four stages, 9 x 9 as four blocks of 8 warps with 5
-// rows a thread and two stages. 3 x 3 and 5 x 5 take 32 x 8 threads with 4 rows (a tensor copy's
-// box is at most 256 floats wide: v4's 64 threads a row, 264 floats with the halo, do not fit).
-template <int R, int BX, int BY, int ROWS, int S>
+// v5: the solution's part 2, launched as the benchmark launches it (tensor_copies_launch.hpp); its
+// shape per radius is the solution's own (shape_for).
+template <int R>
+cudaError_t launch_v5(const float* N, float* P, int width, int height, int pitch) {
+  return halo::bench::launch_tensor_copies(convolution_2D_tensor_copies_launch_config,
+                                           convolution_2D_tensor_copies_kernel<R>, N, P, width, height, pitch, R);
+}
+template <int R>
 Variant v5_variant() {
-  return {"v5", R, reinterpret_cast<Kernel>(tma_step::conv_v5<R, BX, BY, ROWS, S>), dim3(BX, BY), 4 * BX, BY * ROWS,
-          BX, BY, ROWS, tma_step::launch_v5<R, BX, BY, ROWS, S>};
+  constexpr TileShape S = shape_for(R);
+  return {"v5", R, reinterpret_cast<Kernel>(convolution_2D_tensor_copies_kernel<R>), dim3(S.block_x, S.block_y),
+          4 * S.block_x, S.block_y * S.rows, S.block_x, S.block_y, S.rows, launch_v5<R>};
 }
 
 template <int R>
@@ -238,12 +242,7 @@ void add_steps(std::vector<Variant>& out) {
   out.push_back({"v3", R, conv_v3<R>, dim3(kBX, kBY), 4 * kBX, kBY * kRows, kBX, kBY, kRows});
   out.push_back({"v4", R, convolution_2D_speed_of_light_kernel<R>, dim3(kBX, kBY), 4 * kBX, kBY * kRows, kBX, kBY,
                  kRows});
-  if constexpr (R == 3)
-    out.push_back(v5_variant<R, 32, 16, 4, 4>());
-  else if constexpr (R == 4)
-    out.push_back(v5_variant<R, 32, 8, 5, 2>());
-  else
-    out.push_back(v5_variant<R, 32, 8, 4, 2>());
+  out.push_back(v5_variant<R>());
 }
 
 template <int BX, int BY, int ROWS>
@@ -423,6 +422,7 @@ int main(int argc, char** argv) {
               "of copy", "regs", "max rel err (1003x517, 8192^2 rows)");
   for (const Variant& v : variants) {
     HALO_CUDA_CHECK(cudaMemcpyToSymbol(F_c, filters[v.r].data(), filters[v.r].size() * 4));
+    HALO_CUDA_CHECK(cudaMemcpyToSymbol(F_t, filters[v.r].data(), filters[v.r].size() * 4));  // part 2 (v5) has its own
     Row row{v.version, 2 * v.r + 1, v.bx, v.by, v.rows, 0, 0, 0, 0, 0, 0, false, 0};
     cudaFuncAttributes attr{};
     HALO_CUDA_CHECK(cudaFuncGetAttributes(&attr, (const void*)v.kernel));
