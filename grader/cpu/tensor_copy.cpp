@@ -63,6 +63,14 @@ int region_of(const Launch& L, const void* p) {
   return -1;
 }
 
+// Whether every pixel `map` describes lies in the launch array its image pointer points into.
+bool map_inside_its_array(const Launch& L, const TensorMap& m) {
+  const int k = region_of(L, m.image);
+  if (k < 0 || !halo::tensor_map_shape_ok(m.image, m.width, m.height, m.pitch, m.box_width, m.box_height)) return false;
+  const uint64_t last = (uint64_t(m.height) - 1) * uint64_t(m.pitch) + uint64_t(m.width);  // elements, from image
+  return last <= (L.regions[size_t(k)].hi - reinterpret_cast<uintptr_t>(m.image)) / sizeof(float);
+}
+
 // Lands a copy: the box's in-image elements into the stage, zeros elsewhere, counted as loads.
 void land(Worker& w, const Worker::TileBarrierState& s) {
   Launch& L = *w.launch;
@@ -161,10 +169,13 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
       return std::string("a second copy_tile_async() on a barrier whose last copy (issued at " + line_of(s->issue_pc) +
                          ") nobody has waited for: one copy per barrier per phase; wait_tile() before the next");
     });
-  if (region_of(L, map.image) < 0 || map.box_width < 1 || map.box_height < 1)
+  // The map is the kernel's parameter, but a kernel can build one of its own: whatever its fields
+  // say, the copy must read inside one array of the launch (this runtime code is not instrumented).
+  if (!map_inside_its_array(L, map))
     refuse(w, pc, [&] {
       return std::string(
-          "copy_tile_async() with a tensor map of no array of this launch: pass the kernel's TensorMap parameter");
+          "copy_tile_async() with a tensor map that does not describe an image inside one array of this launch: pass "
+          "the kernel's TensorMap parameter, unchanged");
     });
   const uintptr_t a = reinterpret_cast<uintptr_t>(stage);
   if (a % halo::kTensorSharedAlign != 0)
@@ -176,7 +187,10 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
                          std::to_string(halo::kTensorSharedAlign) + " bytes");
     });
   const size_t bytes = size_t(map.box_width) * size_t(map.box_height) * sizeof(float);
-  if (a - w.tls_lo >= w.tls_hi - w.tls_lo)
+  // Checks on or off, the runtime writes only into the block's shared memory, and never over its
+  // own pointer to this worker (access_check.cpp refuses a kernel's store there too).
+  const uintptr_t own = reinterpret_cast<uintptr_t>(&tls_worker);
+  if (a < w.tls_lo || a + bytes > w.tls_hi || (a < own + sizeof tls_worker && own < a + bytes))
     refuse(w, pc, [&] { return std::string("the destination of a tensor copy must be shared memory"); });
   if (L.checks && !check_shared_bounds(w, a, unsigned(bytes), true, pc)) stop_current_thread();
 

@@ -18,7 +18,7 @@ namespace {
 
 // As in tile_copy_kernels.cu.
 constexpr int kBoxW = 8, kBoxH = 4, kBoxElements = kBoxW * kBoxH;
-enum Flaw { none = 0, no_wait, no_end_barrier, wrong_use, no_copy, unaligned, no_init_barrier, two_copies };
+enum Flaw { none = 0, no_wait, no_end_barrier, wrong_use, no_copy, unaligned, no_init_barrier, two_copies, forged_map };
 
 // An image of 21 x 10 pixels, walked as 4 x 3 tiles whose boxes start 2 columns and 1 row before
 // their tile: boxes reach past every edge.
@@ -130,6 +130,16 @@ TEST_CASE("tile copy / an unaligned stage, a wait before the barrier is visible,
   CHECK(last_launch().counts[int(DiagnosticKind::tile_copy)] >= 1);
   walk(two_copies);
   CHECK(first(DiagnosticKind::tile_copy).what.find("a second copy_tile_async() on a barrier") != std::string::npos);
+}
+
+TEST_CASE("tile copy / a map a kernel builds itself cannot reach past the array it names") {
+  // The copy runs in the runtime, which no instrumentation watches: a forged map must be refused
+  // before a byte is read.
+  const Walk w = walk(forged_map);
+  CHECK(first(DiagnosticKind::tile_copy).what.find("a tensor map that does not describe an image inside one array") !=
+        std::string::npos);
+  CHECK(last_launch().counts[int(DiagnosticKind::crash)] == 0);
+  CHECK(measured_launch().array("out")->load_elements() == 0);
 }
 
 TEST_CASE("tile copy / a tensor map refuses what the driver refuses") {
