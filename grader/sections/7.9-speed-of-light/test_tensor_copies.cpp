@@ -156,7 +156,7 @@ constexpr int kMany = 1 << 20;  // more blocks than any test image has tiles: on
 
 TEST_SUITE_BEGIN("7.9");
 
-TEST_CASE("7.9 tensor copies / correct / the launch configuration: block, box, shared memory, a persistent grid") {
+TEST_CASE("7.9 speed-of-light / correct / tensor copies: the launch configuration: block, box, shared memory, a persistent grid") {
   Verdict v;
   for (int r : {1, 2, 3, 4})
     for (const Size& s : {Size{1, 1}, Size{200, 90}, Size{1000, 700}})
@@ -184,23 +184,23 @@ TEST_CASE("7.9 tensor copies / correct / the launch configuration: block, box, s
   HALO_REQUIRE_VERDICT(v);
 }
 
-TEST_CASE("7.9 tensor copies / correct / images smaller than the filter and than a tile") {
+TEST_CASE("7.9 speed-of-light / correct / tensor copies: images smaller than the filter and than a tile") {
   check({{1, 1}, {2, 1}, {1, 3}, {5, 7}, {13, 11}}, {1, 2, 3, 4}, {1, kMany}, 201);
 }
-TEST_CASE("7.9 tensor copies / correct / sizes not a multiple of 4 or of the tile, one block walking every tile") {
+TEST_CASE("7.9 speed-of-light / correct / tensor copies: sizes not a multiple of 4 or of the tile, one block walking every tile") {
   // One block computes every tile: its barriers go through many phases, and each stage is refilled.
   check({{333, 222}, {130, 97}}, {1, 2, 3, 4}, {1}, 210);
 }
-TEST_CASE("7.9 tensor copies / correct / a few blocks sharing the tiles unevenly, and one block per tile") {
+TEST_CASE("7.9 speed-of-light / correct / tensor copies: a few blocks sharing the tiles unevenly, and one block per tile") {
   check({{3 * 128 + 5, 2 * 64 + 9}, {129, 65}, {1001, 3}, {3, 517}}, {1, 3, 4}, {3, 7, kMany}, 220);
 }
-TEST_CASE("7.9 tensor copies / correct / a large image of 1024 x 1024 (2^20 pixels)") {
+TEST_CASE("7.9 speed-of-light / correct / tensor copies: a large image of 1024 x 1024 (2^20 pixels)") {
   check({{1024, 1024}}, {3}, {kMany}, 230);
 }
 
 // ---------------------------------------------------------------- diagnostics
 
-TEST_CASE("7.9 tensor copies / diagnostics / no out-of-bounds access, padding access or write to an input") {
+TEST_CASE("7.9 speed-of-light / diagnostics / tensor copies: no out-of-bounds access, padding access or write to an input") {
   Rng rng(611);
   for (const Size& s : {Size{3, 7}, Size{130, 70}})
     for (int r : {1, 4}) {
@@ -213,7 +213,7 @@ TEST_CASE("7.9 tensor copies / diagnostics / no out-of-bounds access, padding ac
 }
 
 #if defined(HALO_BACKEND_CPU)
-TEST_CASE("7.9 tensor copies / diagnostics / the result does not depend on the order of the threads") {
+TEST_CASE("7.9 speed-of-light / diagnostics / tensor copies: the result does not depend on the order of the threads") {
   Rng rng(622);
   const int width = 203, height = 71, r = 2;
   const auto N = rng.signal(size_t(width) * height), F = rng.mask(size_t(filter_dim(r)) * filter_dim(r));
@@ -231,7 +231,7 @@ long long overlap(long long first, long long length, long long size) {
 }
 }  // namespace
 
-TEST_CASE("7.9 tensor copies / loads / N is exactly each tile's box inside the image, and P is stored once per output") {
+TEST_CASE("7.9 speed-of-light / loads / tensor copies: N is exactly each tile's box inside the image, and P is stored once per output") {
   Rng rng(711);
   for (int r : {1, 4})
     for (const Size& s : {Size{3 * 128 + 5, 2 * 64 + 9}, Size{96, 40}}) {
