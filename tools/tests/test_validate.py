@@ -515,6 +515,7 @@ class IrLayer(KernelFiles, unittest.TestCase):
 
     def test_the_dialect_entry_points_are_allowed(self):
         code = """
+            #include "halo/given/tile_copy.cuh"
             __constant__ float C[4];
             __global__ void k(float* p) {
               p[threadIdx.x + blockIdx.y * blockDim.z + gridDim.x] = C[0];
@@ -542,6 +543,13 @@ class IrLayer(KernelFiles, unittest.TestCase):
               cudaGetErrorName(cudaPeekAtLastError());
               cudaGetErrorString(cudaGetLastError());
               return cudaDeviceSynchronize();
+            }
+            __global__ void tiles(const __grid_constant__ TensorMap map) {  // the copy engine (7.9, part 2)
+              __shared__ __align__(128) float stage[64];
+              __shared__ TileBarrier arrived;
+              tile_barrier_init(&arrived);
+              copy_tile_async(stage, map, 0, 0, &arrived);
+              wait_tile(&arrived, 0);
             }
             cudaError_t host(float* hp, size_t* pitch) {
               float* d = nullptr;

@@ -44,6 +44,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import extern_shared
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
 # HALO_KERNEL_FLAGS of grader/cmake/HaloSections.cmake: the IR is validated as it is built.
@@ -1276,18 +1278,29 @@ def compile_to_ir(kernel_path: Path, compile_cmd: list[str] | None = None, inclu
     the chapter's #defines, then the file. `compile_cmd` is the compiler and its flags (default:
     clang++ -std=c++20 and the kernel flags, line tables only). Raises CompileError with clang's
     messages."""
+    kernel = Path(kernel_path).resolve()
+    scratch = None
     if compile_cmd is None:
         clang = find_clang()
         if clang is None:
             raise CompileError("clang++ was not found")
         compile_cmd = [clang, "-std=c++20", *VALIDATION_FLAGS]
-    kernel = Path(kernel_path).resolve()
+        # As the build does: `extern __shared__` declarations are rewritten (extern_shared.py); the
+        # build's own command line carries its overlay already.
+        scratch = tempfile.TemporaryDirectory(prefix="halo-validate-")
+        overlay = extern_shared.overlay([str(kernel)], scratch.name)
+        if overlay:
+            compile_cmd = [*compile_cmd, "-ivfsoverlay", overlay]
     quoted = str(kernel).replace("\\", "\\\\").replace('"', '\\"')
     wrapper = ('#include "halo/cpu/cuda_dialect.hpp"\n#include "halo/chapter_defines.hpp"\n'
                f'#include "{quoted}"\n')
     cmd = [*compile_cmd, *(f"-I{d}" for d in include_dirs_for(include_dirs)), "-fno-color-diagnostics",
            "-S", "-emit-llvm", "-o", "-", "-x", "c++", "-"]
-    r = subprocess.run(cmd, input=wrapper, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, input=wrapper, capture_output=True, text=True)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     if r.returncode != 0:
         raise CompileError(r.stderr)
     return r.stdout
