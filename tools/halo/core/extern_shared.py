@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-# extern __shared__ [alignment] TYPE NAME[];  (the alignment is the buffer's: 16 bytes)
+# extern __shared__ [alignment] TYPE NAME[];  (the alignment is the buffer's: 128 bytes)
 _ALIGNMENT = r"(?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*|__attribute__\s*\(\(\s*(?:__)?aligned(?:__)?\s*\(\s*\d+\s*\)\s*\)\)\s*)"
 DECLARATION = re.compile(
     r"\bextern\s+__shared__\s+" + _ALIGNMENT + r"*"
