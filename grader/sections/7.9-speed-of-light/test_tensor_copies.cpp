@@ -106,7 +106,7 @@ Result run(const std::vector<float>& N, int width, int height, const std::vector
   const std::string f = std::to_string(filter_dim(r));
   res.what = "convolution_2D_tensor_copies_kernel<" + std::to_string(r) + "> on a " + std::to_string(width) + " x " +
              std::to_string(height) + " image (width x height), pitch " + std::to_string(pitch) + ", " + f + " x " + f +
-             " filter, at most " + std::to_string(max_blocks) + " blocks; grid " + dims(l.grid) + ", block " +
+             " filter, at most " + std::to_string(max_blocks) + (max_blocks == 1 ? " block" : " blocks") + "; grid " + dims(l.grid) + ", block " +
              dims(l.block) + ", box " + dims(l.box) + " and " + std::to_string(l.shared_bytes) +
              " bytes of shared memory from convolution_2D_tensor_copies_launch_config";
   res.launch = launch_verdict(l, width, height, pitch, r, max_blocks);

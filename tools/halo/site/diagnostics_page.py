@@ -32,6 +32,12 @@ SHOWN = [
     ("Order-dependent result", "The threads of each block also run last to first; a different result means the "
      "kernel depends on the order, through memory the race checks do not watch.",
      "7.2", "reads the neighbour's output from global memory"),
+    ("Tensor copies: a stage read before its copy lands", "A tensor copy (7.9, part 2) lands when a thread first "
+     "waits for it; until then its stage is marked in flight, and a read there is what a GPU would get stale.",
+     "7.9", "tensor copies: the tile read before its copy has landed"),
+    ("Tensor copies: a stage refilled too early", "Without a barrier at the end of each tile, the thread that issues "
+     "the copies runs ahead and refills a stage the other threads still need.",
+     "7.9", "tensor copies: a stage refilled while threads still read it"),
     ("Unfinished stub", "The untouched exercise: every test says where the TODO is.", "7.2", None),
 ]
 
