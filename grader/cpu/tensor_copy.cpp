@@ -1,5 +1,6 @@
 // The copy engine on the CPU backend: tensor copies of a box of a pitched image into shared
-// memory, and the barriers (mbarriers) that say when one has landed (halo/given/tile_copy.cuh).
+// memory, and the barriers (mbarriers) that say when one has landed (halo/given/tile_copy.cuh
+// gives them to kernel files).
 //
 // A copy is issued by one thread and lands when a thread first waits for it, not before: until
 // then its destination holds the poison and is marked "in flight" in the shared-memory shadow,
@@ -14,7 +15,7 @@
 #include <string>
 
 #include "execution.hpp"
-#include "halo/given/tile_copy.cuh"
+#include "halo/tile_barrier.hpp"
 #include "source_lines.hpp"
 
 namespace halo::cpu {

@@ -22,21 +22,10 @@
 //   - the stage is 128-byte aligned (__align__(128)).
 #pragma once
 
-#include "halo/tensor_map.hpp"
+#include "halo/tile_barrier.hpp"  // TensorMap, TileBarrier (and, on the CPU backend, the three calls)
 
 #if defined(__CUDACC__)
 #include <cuda/ptx>
-#endif
-
-// The kernel's parameter type (halo/tensor_map.hpp): a CUtensorMap on a GPU.
-using TensorMap = halo::TensorMap;
-
-// An mbarrier: counts the bytes of one copy per phase. 8 bytes of shared memory.
-struct alignas(8) TileBarrier {
-  uint64_t state;
-};
-
-#if defined(__CUDACC__)
 
 __device__ __forceinline__ void tile_barrier_init(TileBarrier* b) {
   cuda::ptx::mbarrier_init(&b->state, 1);  // one arrival per phase: the issuing thread's
@@ -57,10 +46,4 @@ __device__ __forceinline__ void wait_tile(TileBarrier* b, unsigned use) {
   }
 }
 
-#else  // the CPU backend: the runtime emulates the copy engine (grader/cpu/tensor_copy.cpp)
-
-void tile_barrier_init(TileBarrier* b);
-void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileBarrier* b);
-void wait_tile(TileBarrier* b, unsigned use);
-
-#endif
+#endif  // on the CPU backend the runtime emulates the copy engine (halo/tile_barrier.hpp)
