@@ -142,8 +142,6 @@ struct Worker {
     TensorMap map;
     float* stage = nullptr;
     int col = 0, row = 0;
-    uint32_t issuer = 0;       // linear thread index of the issuing thread
-    int issuer_phase = 0;      // 1 once the issuer had passed a __syncthreads() (ArrayTally::loads_phase)
     const void* issue_pc = nullptr;
   };
   std::vector<TileBarrierState> tile_barriers;
@@ -183,6 +181,9 @@ void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const vo
 
 // The shared-memory checks of one access (races, uninitialised reads).
 void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
+
+// Reports a tensor copy still in flight when a block ends (tensor_copy.cpp).
+void report_copies_in_flight(Worker& w);
 
 // Fills the kernels' __shared__ variables of this worker with the poison pattern at the start
 // of a block, so that a read of something no thread wrote gives the same value on every run.

@@ -275,7 +275,10 @@ void run_block(Worker& w, size_t b) {
         ++returned;  // threads stopped by a diagnostic were reported already; they do not count here
       }
     }
-    if (waiting == 0) break;
+    if (waiting == 0) {
+      report_copies_in_flight(w);
+      break;
+    }
     if (returned > 0 || other_line) {
       // Some threads left (or wait elsewhere) while others wait: on a GPU this is undefined
       // behaviour. Report it, then let the waiting threads go on as current hardware does.

@@ -4,12 +4,12 @@
 //
 // A copy is issued by one thread and lands when a thread first waits for it, not before: until
 // then its destination holds the poison and is marked "in flight" in the shared-memory shadow,
-// so a read before the wait is reported, as it would read stale data on a GPU. When it lands,
-// the in-image elements of the box are counted as loads of the image (one access per row of
-// the box) and the destination is marked written by the copy engine, which races with no
-// thread. What a GPU would hang on (waiting for a copy never issued) or silently get wrong
-// (refilling a stage while another thread reads it, waiting for the wrong phase) is reported
-// with the line of the call.
+// so a read before the wait is reported, as it would read stale data on a GPU. Its loads are
+// counted when it is issued (the in-image elements of the box, one access per row); when it
+// lands, the destination is marked written by the copy engine, which races with no thread.
+// What a GPU would hang on (waiting for a copy never issued) or silently get wrong (refilling a
+// stage while another thread reads it, waiting for the wrong phase, ending a block with a copy in
+// flight) is reported with the line of the call.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -68,49 +68,59 @@ int region_of(const Launch& L, const void* p) {
 bool map_inside_its_array(const Launch& L, const TensorMap& m) {
   const int k = region_of(L, m.image);
   if (k < 0 || !halo::tensor_map_shape_ok(m.image, m.width, m.height, m.pitch, m.box_width, m.box_height)) return false;
-  const uint64_t last = (uint64_t(m.height) - 1) * uint64_t(m.pitch) + uint64_t(m.width);  // elements, from image
-  return last <= (L.regions[size_t(k)].hi - reinterpret_cast<uintptr_t>(m.image)) / sizeof(float);
+  return halo::tensor_map_span(m.width, m.height, m.pitch) <=
+         (L.regions[size_t(k)].hi - reinterpret_cast<uintptr_t>(m.image)) / sizeof(float);
 }
 
-// Lands a copy: the box's in-image elements into the stage, zeros elsewhere, counted as loads.
-void land(Worker& w, const Worker::TileBarrierState& s) {
-  Launch& L = *w.launch;
-  const TensorMap& m = s.map;
-  const int k = region_of(L, m.image);
-  float* stage = s.stage;
-  uint64_t rows = 0, elements = 0;
+// Calls row(i, c0, c1, in) for each row i of the box at (col, row0) that holds image pixels:
+// columns c0 .. c1 - 1 of the image, whose row starts at `in`.
+template <class Row>
+void each_image_row(const TensorMap& m, int col, int row0, Row row) {
   for (int i = 0; i < m.box_height; ++i) {
-    float* out = stage + size_t(i) * size_t(m.box_width);
-    std::fill(out, out + m.box_width, 0.0f);
-    const int row = s.row + i;
-    if (row < 0 || row >= m.height) continue;
-    const int c0 = std::max(s.col, 0), c1 = std::min(s.col + m.box_width, m.width);
-    if (c0 >= c1) continue;
-    const float* in = m.image + size_t(row) * size_t(m.pitch);
-    std::memcpy(out + (c0 - s.col), in + c0, size_t(c1 - c0) * sizeof(float));
+    const int r = row0 + i;
+    const int c0 = std::max(col, 0), c1 = std::min(col + m.box_width, m.width);
+    if (r < 0 || r >= m.height || c0 >= c1) continue;
+    row(i, c0, c1, m.image + size_t(r) * size_t(m.pitch));
+  }
+}
+
+// The loads of a copy, counted when it is issued (the copy engine reads the image then, whether
+// or not anyone ever waits for it): the box's pixels inside the image, one access per row, the
+// issuing thread's.
+void count_loads(Worker& w, const TensorMap& m, int col, int row0) {
+  Launch& L = *w.launch;
+  const int k = region_of(L, m.image);
+  const Region& r = L.regions[size_t(k)];
+  uint64_t rows = 0, elements = 0;
+  each_image_row(m, col, row0, [&](int, int c0, int c1, const float* in) {
     ++rows;
     elements += uint64_t(c1 - c0);
-    if (k >= 0 && L.per_element) {
-      const Region& r = L.regions[size_t(k)];
-      uint32_t* slots = L.record->arrays[size_t(k)].element_loads.data();
-      const size_t first = (reinterpret_cast<uintptr_t>(in + c0) - r.lo) / r.element_size;
-      for (size_t e = first; e < first + size_t(c1 - c0); ++e) __atomic_fetch_add(&slots[e], 1u, __ATOMIC_RELAXED);
-    }
+    if (!L.per_element) return;
+    uint32_t* slots = L.record->arrays[size_t(k)].element_loads.data();
+    const size_t first = (reinterpret_cast<uintptr_t>(in + c0) - r.lo) / r.element_size;
+    for (size_t e = first; e < first + size_t(c1 - c0); ++e) __atomic_fetch_add(&slots[e], 1u, __ATOMIC_RELAXED);
+  });
+  Worker::ArrayTally& tally = w.array_tally[size_t(k)];
+  const int phase = w.current->barriers_passed ? 1 : 0;
+  for (Traffic* t : {&tally.loads, &tally.loads_phase[phase], &w.space_tally[false][int(Space::global)]}) {
+    t->accesses += rows;
+    t->bytes += elements * sizeof(float);
   }
-  if (k >= 0) {
-    Worker::ArrayTally& tally = w.array_tally[size_t(k)];
-    tally.loads.accesses += rows;
-    tally.loads.bytes += elements * sizeof(float);
-    tally.loads_phase[s.issuer_phase].accesses += rows;
-    tally.loads_phase[s.issuer_phase].bytes += elements * sizeof(float);
-    if (L.per_thread)
-      L.record->arrays[size_t(k)].thread_loads[w.block_linear * L.threads_per_block() + s.issuer] += uint32_t(elements);
-  }
-  Traffic& g = w.space_tally[false][int(Space::global)];
-  g.accesses += rows;
-  g.bytes += elements * sizeof(float);
-  if (!L.checks) return;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(stage) - w.tls_lo;
+  if (L.per_thread)
+    L.record->arrays[size_t(k)].thread_loads[w.block_linear * L.threads_per_block() + w.thread_linear] +=
+        uint32_t(elements);
+}
+
+// Lands a copy: the box's in-image pixels into the stage, zeros elsewhere; the stage is then
+// written by the copy engine, which races with no thread.
+void land(Worker& w, const Worker::TileBarrierState& s) {
+  const TensorMap& m = s.map;
+  std::fill(s.stage, s.stage + size_t(m.box_width) * size_t(m.box_height), 0.0f);
+  each_image_row(m, s.col, s.row, [&](int i, int c0, int c1, const float* in) {
+    std::memcpy(s.stage + size_t(i) * size_t(m.box_width) + (c0 - s.col), in + c0, size_t(c1 - c0) * sizeof(float));
+  });
+  if (!w.launch->checks) return;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(s.stage) - w.tls_lo;
   const size_t words = size_t(m.box_width) * size_t(m.box_height);
   for (size_t j = 0; j < words && lo / 4 + j < w.shadow.size(); ++j) {
     Worker::SharedWord& sw = w.shadow[lo / 4 + j];
@@ -231,13 +241,12 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
       sw.write_pc = pc;
     }
   }
+  count_loads(w, map, col, row);
   s->pending = true;
   s->map = map;
   s->stage = stage;
   s->col = col;
   s->row = row;
-  s->issuer = uint32_t(w.thread_linear);
-  s->issuer_phase = w.current->barriers_passed ? 1 : 0;
   s->issue_pc = pc;
 }
 
@@ -285,3 +294,24 @@ void wait_tile(TileBarrier* b, unsigned use) {
            "wrong copy there";
   });
 }
+
+namespace halo::cpu {
+
+// A block that ends with a copy in flight: on a GPU its shared memory may go to the next block
+// while the copy still writes into it, and the copy's reads were wasted.
+void report_copies_in_flight(Worker& w) {
+  if (w.tile_barriers_serial != w.block_serial) return;
+  for (const auto& s : w.tile_barriers)
+    if (s.pending) {
+      w.thread_linear = s.initialiser >= 0 ? size_t(s.initialiser) : 0;
+      w.thread_idx = unflatten(w.thread_linear, w.launch->block);
+      report(w, s.issue_pc, [&] {
+        return std::string(
+            "the block ended with this tensor copy in flight: no thread waited for it. Issue only the tiles the block "
+            "computes (the last one is tile mine - 1), and wait for each");
+      });
+      return;
+    }
+}
+
+}  // namespace halo::cpu

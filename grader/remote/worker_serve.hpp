@@ -61,7 +61,7 @@ P decode_arg(Reader& in, const LaunchArrays& arrays) {
       const char* lo = arrays.base[k];
       const char* p = reinterpret_cast<const char*>(m.image);
       if (p < lo || p > lo + arrays.bytes[k]) continue;
-      const uint64_t need = (uint64_t(m.height - 1) * uint64_t(m.pitch) + uint64_t(m.width)) * sizeof(float);
+      const uint64_t need = tensor_map_span(m.width, m.height, m.pitch) * sizeof(float);
       if (uint64_t(lo + arrays.bytes[k] - p) < need) throw WireError("a tensor map larger than its array");
       return m;
     }

@@ -18,7 +18,7 @@ namespace {
 
 // As in tile_copy_kernels.cu.
 constexpr int kBoxW = 8, kBoxH = 4, kBoxElements = kBoxW * kBoxH;
-enum Flaw { none = 0, no_wait, no_end_barrier, wrong_use, no_copy, unaligned, no_init_barrier, two_copies, forged_map };
+enum Flaw { none = 0, no_wait, no_end_barrier, wrong_use, no_copy, unaligned, no_init_barrier, two_copies, forged_map, unwaited_copy };
 
 // An image of 21 x 10 pixels, walked as 4 x 3 tiles whose boxes start 2 columns and 1 row before
 // their tile: boxes reach past every edge.
@@ -130,6 +130,18 @@ TEST_CASE("tile copy / an unaligned stage, a wait before the barrier is visible,
   CHECK(last_launch().counts[int(DiagnosticKind::tile_copy)] >= 1);
   walk(two_copies);
   CHECK(first(DiagnosticKind::tile_copy).what.find("a second copy_tile_async() on a barrier") != std::string::npos);
+}
+
+TEST_CASE("tile copy / a copy nobody waits for is still read from memory, and reported when its block ends") {
+  uint64_t in_image = 0, rows = 0;
+  expected_boxes(pixels(), &in_image, &rows);
+  const uint64_t first_box = uint64_t(kBoxW - 2) * uint64_t(kBoxH - 1);  // tile 0's box inside the image
+  const unsigned blocks = 5;
+  walk(unwaited_copy, blocks);
+  CHECK(measured_launch().array("N")->load_elements() == in_image + blocks * first_box);
+  const auto& d = first(DiagnosticKind::tile_copy);
+  CHECK(d.what.find("the block ended with this tensor copy in flight") != std::string::npos);
+  CHECK(d.where().find(line_of("copy_tile_async(stages[mine % kStages]")) != std::string::npos);
 }
 
 TEST_CASE("tile copy / a map a kernel builds itself cannot reach past the array it names") {

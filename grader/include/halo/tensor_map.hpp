@@ -29,6 +29,9 @@ namespace halo {
 inline constexpr int kTensorBoxMax = 256;       // elements per side of a box
 inline constexpr int kTensorAlignBytes = 16;    // the image's address, its row pitch and a box row
 inline constexpr int kTensorSharedAlign = 128;  // a copy's destination in shared memory
+// The most shared memory a block of a Hopper GPU may have (dynamic, once opted in): what a
+// tensor-copy kernel's stages must fit in, and the CPU backend's limit (halo/cpu/scheduler.hpp).
+inline constexpr int kSharedBytesMax = 227 * 1024;
 
 #if defined(__CUDACC__)
 struct TensorMap {
@@ -49,6 +52,11 @@ inline bool tensor_map_shape_ok(const float* image, int width, int height, int p
          height >= 1 && pitch >= width && (pitch * 4) % kTensorAlignBytes == 0 && box_width >= 1 &&
          box_height >= 1 && box_width <= kTensorBoxMax && box_height <= kTensorBoxMax &&
          (box_width * 4) % kTensorAlignBytes == 0;
+}
+
+// The elements from the image's first pixel to just past its last: what its array must hold.
+inline uint64_t tensor_map_span(int width, int height, int pitch) {
+  return (uint64_t(height) - 1) * uint64_t(pitch) + uint64_t(width);
 }
 
 // The map of a width x height image with rows `pitch` floats apart, for boxes of box_width x

@@ -76,9 +76,9 @@ Verdict launch_verdict(const Launch& l, int width, int height, int pitch, int r,
            std::to_string(halo::kTensorBoxMax));
   if (!v.ok) return v;
   const int stage = (int(l.box.x * l.box.y) * 4 + 127) / 128 * 128;
-  if (l.shared_bytes < 2 * stage || l.shared_bytes > 227 * 1024)
+  if (l.shared_bytes < 2 * stage || l.shared_bytes > halo::kSharedBytesMax)
     v.fail(call + " asked for " + std::to_string(l.shared_bytes) + " bytes of shared memory: at least two stages of " +
-           std::to_string(stage) + " bytes, at most 227 KB");
+           std::to_string(stage) + " bytes, at most " + std::to_string(halo::kSharedBytesMax) + " (a Hopper block's)");
   const long long want = std::min<long long>(max_blocks, tiles_of(l, width, height, r));
   if (l.grid.x != unsigned(want) || l.grid.y != 1 || l.grid.z != 1)
     v.fail(call + " gave grid " + dims(l.grid) + ", expected (" + std::to_string(want) +

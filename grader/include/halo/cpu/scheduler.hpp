@@ -2,6 +2,7 @@
 #pragma once
 
 #include "halo/cpu/cuda_runtime.hpp"
+#include "halo/tensor_map.hpp"  // kSharedBytesMax
 
 namespace halo::cpu {
 
@@ -20,6 +21,6 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
 
 // The most dynamic shared memory a launch may ask for: a Hopper GPU's limit per block (227 KB),
 // past CUDA's default 48 KB, which halo::launch raises for the kernel on a GPU when asked for more.
-inline constexpr size_t kDynamicSharedMaxBytes = 227 * 1024;
+inline constexpr size_t kDynamicSharedMaxBytes = size_t(kSharedBytesMax);
 
 }  // namespace halo::cpu
