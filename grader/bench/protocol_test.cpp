@@ -29,6 +29,7 @@ class Fake : public halo::bench::ProtocolOps {
   explicit Fake(Behaviour b) : behaviour_(b) {}
   std::vector<std::string> log;  // every operation, in order
   int timed_calls = 0;
+  std::vector<double> clocks;  // the SM clock each timed call reports, in turn (empty: 0, not read)
 
   std::string regenerate(int run) override {
     log.push_back("inputs " + std::to_string(run));
@@ -47,7 +48,10 @@ class Fake : public halo::bench::ProtocolOps {
   CallResult call(bool timed) override {
     log.push_back(timed ? "timed call" : "call");
     CallResult r;
-    if (timed) r.ms = 1.0 + 0.5 * double(timed_calls++ % 3);  // 1, 1.5, 2, 1, ...: only sorted
+    if (timed) {
+      if (!clocks.empty()) r.sm_mhz = clocks[size_t(timed_calls) % clocks.size()];
+      r.ms = 1.0 + 0.5 * double(timed_calls++ % 3);  // 1, 1.5, 2, 1, ...: only sorted
+    }
     if (first_result_ == kNothing) first_result_ = inputs_;
     switch (behaviour_) {
       case Behaviour::honest: output_ = inputs_; break;
@@ -103,6 +107,16 @@ TEST_CASE("a kernel right before and after the timed runs is timed, each run on 
       "inputs 5", "poison", "flush", "timed call",                    // the last timed run, poisoned first
       "check 5"};                                                      // its output, for its own inputs
   CHECK(fake.log == expected);
+}
+
+TEST_CASE("the SM clock reported is the median over the timed calls that read it") {
+  Fake fake(Behaviour::honest);
+  fake.clocks = {1930, 0, 1980, 1900};  // the second call could not read it
+  const Measurement m = halo::bench::measure(fake, 1, 4);
+  REQUIRE(m.ok());
+  CHECK(m.median_sm_mhz == doctest::Approx(1930));
+  Fake unread(Behaviour::honest);
+  CHECK(halo::bench::measure(unread, 1, 4).median_sm_mhz == 0);
 }
 
 TEST_CASE("a kernel that replays an earlier result when timed is refused after the timed runs") {

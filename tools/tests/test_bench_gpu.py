@@ -231,6 +231,26 @@ class Markdown(unittest.TestCase):
         self.assertIn("| 3 | - | - | - |", line)
         self.assertIn("refused: right on the validation run, wrong after the 30 timed runs", line)
 
+    def test_the_sm_clock_column_when_the_run_read_it(self):
+        self.assertNotIn("SM clock", self.md)  # a file from before the clock was read: no column
+        data = sample_results()
+        data["copy"]["sm_mhz"] = 1980.0
+        data["fp32"]["sm_mhz"] = 1979.6
+        data["rows"][2]["sm_mhz"] = 1931.2
+        md = bench_gpu.markdown(bench_gpu.derive(data))
+        self.assertIn("0.179 ms for 512 MiB moved, SMs at 1980 MHz)", md)
+        self.assertIn("2112 blocks of 256 threads, 8 independent chains of 16384 fmaf per thread, SMs at 1980 MHz)", md)
+        self.assertIn("| of limit | vs cuDNN | vs NPP | SM clock (MHz) | note |", md)
+        self.assertIn("| convolution_2D_basic_kernel | 7.8 | reference | 3x3 | 0.500 | 1074 | 0.36 | 0.179 | 0.020 | "
+                      "0.36 | 2.00 | 0.50 | 1931 |  |", md)
+        self.assertIn("| 5x5 | 0.800 |", md)
+        line = next(l for l in md.splitlines() if "| 5x5 | 0.800 |" in l)
+        self.assertTrue(line.endswith("| - |  |"))  # timed, but no clock read: a dash
+        self.assertIn("*SM clock* is the clock the SMs ran at across each timed call", md)
+        text = bench_gpu.text_table(bench_gpu.derive(data))
+        self.assertIn("FP32 FMA throughput: 60.0 TFLOP/s, SMs at 1980 MHz", text)
+        self.assertTrue(text.rstrip().endswith("0.179 ms, 3000 GB/s, SMs at 1980 MHz"))
+
     def test_a_page_from_a_first_schema_file_still_renders(self):
         data = sample_results()
         del data["fp32"]

@@ -208,8 +208,9 @@ int run(int argc, char** argv) {
     copy.max_ms = t.max_ms;
     copy.runs = t.runs;
     copy.gbps = copy.bytes / (copy.ms * 1e6);
-    std::printf("copy: cudaMemcpyAsync device to device, %.0f MiB read + %.0f MiB written: %.3f ms, %.1f GB/s\n",
-                bytes / 1048576.0, bytes / 1048576.0, copy.ms, copy.gbps);
+    copy.sm_mhz = t.median_sm_mhz;
+    std::printf("copy: cudaMemcpyAsync device to device, %.0f MiB read + %.0f MiB written: %.3f ms, %.1f GB/s, SM %.0f MHz\n",
+                bytes / 1048576.0, bytes / 1048576.0, copy.ms, copy.gbps, copy.sm_mhz);
     std::fflush(stdout);
   }
 
@@ -231,7 +232,9 @@ int run(int argc, char** argv) {
       fp32.runs = t.runs;
       fp32.fmas_per_s = fp32.fmas / (fp32.ms * 1e-3);
       fp32.tflops = 2.0 * fp32.fmas_per_s / 1e12;
-      std::printf("FP32: %s: %.3f ms, %.1f TFLOP/s (2 FLOPs per FMA)\n", fp32.what.c_str(), fp32.ms, fp32.tflops);
+      fp32.sm_mhz = t.median_sm_mhz;
+      std::printf("FP32: %s: %.3f ms, %.1f TFLOP/s (2 FLOPs per FMA), SM %.0f MHz\n", fp32.what.c_str(), fp32.ms,
+                  fp32.tflops, fp32.sm_mhz);
     }
     info.persisting_reset = timer.persisting_reset();
     std::fflush(stdout);
@@ -315,6 +318,7 @@ int run(int argc, char** argv) {
       row.runs = t.runs;
       row.gbps = row.bytes / (row.ms * 1e6);
       row.fraction_of_copy = row.gbps / copy.gbps;
+      row.sm_mhz = t.median_sm_mhz;
       finish("ok", row.note);
     }
   }

@@ -28,6 +28,7 @@ namespace halo::bench {
 struct CallResult {
   std::string error;  // "" when the call ran
   double ms = 0;      // a timed call: between its own start and stop events
+  double sm_mhz = 0;  // a timed call: the SM clock across it (0: not read)
 };
 
 struct Check {
@@ -61,6 +62,7 @@ struct Measurement {
   Check before, after;     // the two checks (after: only once timed)
   std::vector<double> ms;  // every timed call, in order (kept when refused: for the record, never reported)
   double median_ms = 0, min_ms = 0, max_ms = 0;
+  double median_sm_mhz = 0;  // over the timed calls that read the clock (0: none did)
   int runs = 0;
   bool ok() const { return verdict == Verdict::timed; }
 };
@@ -104,6 +106,7 @@ inline Measurement measure(ProtocolOps& ops, int warmup, int runs) {
     if (std::string e = untimed(run, false); !e.empty()) return stop(Verdict::error, e);
 
   const int first = warmup + 1, last = warmup + runs;
+  std::vector<double> clocks;
   for (int run = first; run <= last; ++run) {
     if (std::string e = ops.regenerate(run); !e.empty()) return stop(Verdict::error, step("writing the inputs", run, e));
     if (run == last)
@@ -112,6 +115,7 @@ inline Measurement measure(ProtocolOps& ops, int warmup, int runs) {
     const CallResult c = ops.call(true);
     if (!c.error.empty()) return stop(Verdict::error, step("timed run", run, c.error));
     m.ms.push_back(c.ms);
+    if (c.sm_mhz > 0) clocks.push_back(c.sm_mhz);
   }
 
   m.after = ops.check(last);
@@ -122,6 +126,7 @@ inline Measurement measure(ProtocolOps& ops, int warmup, int runs) {
   m.verdict = Verdict::timed;
   m.runs = int(m.ms.size());
   m.median_ms = median_of(m.ms);
+  m.median_sm_mhz = median_of(clocks);
   m.min_ms = *std::min_element(m.ms.begin(), m.ms.end());
   m.max_ms = *std::max_element(m.ms.begin(), m.ms.end());
   return m;

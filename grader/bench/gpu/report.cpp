@@ -36,8 +36,9 @@ void print_row(const Row& r) {
   std::printf("  %-4s %-34s %-9s mask %d%s: ", r.section.c_str(), r.name.c_str(), r.variant.c_str(), r.mask,
               r.dims == 2 ? ("x" + std::to_string(r.mask)).c_str() : "");
   if (r.status == "ok")
-    std::printf("%8.3f ms  %7.1f GB/s  %5.2f of copy  (max rel. error %.1e over %zu outputs)%s%s\n", r.ms, r.gbps,
-                r.fraction_of_copy, r.max_rel_error, r.checked, r.note.empty() ? "" : "; ", r.note.c_str());
+    std::printf("%8.3f ms  %7.1f GB/s  %5.2f of copy  SM %4.0f MHz  (max rel. error %.1e over %zu outputs)%s%s\n", r.ms,
+                r.gbps, r.fraction_of_copy, r.sm_mhz, r.max_rel_error, r.checked, r.note.empty() ? "" : "; ",
+                r.note.c_str());
   else
     std::printf("%s: %s\n", r.status.c_str(), r.note.c_str());
   std::fflush(stdout);
@@ -64,11 +65,11 @@ bool write_json(const std::string& path, const RunInfo& i, const Copy& c, const 
   for (size_t k = 0; k < i.masks.size(); ++k) o << (k ? ", " : "") << i.masks[k];
   o << "]},\n  \"copy\": {\"what\": \"cudaMemcpyAsync device to device of the input's bytes\", \"bytes\": "
     << num(c.bytes) << ", \"ms\": " << num(c.ms) << ", \"min_ms\": " << num(c.min_ms) << ", \"max_ms\": "
-    << num(c.max_ms) << ", \"gbps\": " << num(c.gbps) << ", \"runs\": " << c.runs << "},\n"
+    << num(c.max_ms) << ", \"gbps\": " << num(c.gbps) << ", \"sm_mhz\": " << num(c.sm_mhz) << ", \"runs\": " << c.runs << "},\n"
     << "  \"fp32\": {\"what\": " << quoted("fmaf chains: " + fp.what) << ", \"error\": " << quoted(fp.error)
     << ", \"fmas\": " << num(fp.fmas) << ", \"ms\": " << num(fp.ms) << ", \"min_ms\": " << num(fp.min_ms)
     << ", \"max_ms\": " << num(fp.max_ms) << ", \"runs\": " << fp.runs << ", \"fmas_per_s\": " << num(fp.fmas_per_s)
-    << ", \"tflops\": " << num(fp.tflops) << "},\n  \"rows\": [";
+    << ", \"tflops\": " << num(fp.tflops) << ", \"sm_mhz\": " << num(fp.sm_mhz) << "},\n  \"rows\": [";
   for (size_t k = 0; k < rows.size(); ++k) {
     const Row& r = rows[k];
     o << (k ? "," : "") << "\n    {\"name\": " << quoted(r.name) << ", \"section\": " << quoted(r.section)
@@ -76,6 +77,7 @@ bool write_json(const std::string& path, const RunInfo& i, const Copy& c, const 
       << ", \"status\": " << quoted(r.status) << ", \"note\": " << quoted(r.note) << ", \"bytes\": " << num(r.bytes)
       << ", \"ms\": " << num(r.ms) << ", \"min_ms\": " << num(r.min_ms) << ", \"max_ms\": " << num(r.max_ms)
       << ", \"gbps\": " << num(r.gbps) << ", \"fraction_of_copy\": " << num(r.fraction_of_copy)
+      << ", \"sm_mhz\": " << num(r.sm_mhz)
       << ", \"max_rel_error\": " << num(r.max_rel_error) << ", \"checked\": " << r.checked << ", \"runs\": " << r.runs
       << "}";
   }

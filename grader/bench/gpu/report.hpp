@@ -17,13 +17,14 @@ struct Row {
   std::string status;
   std::string note;    // why it is not ok, or what the vendor chose (the cuDNN algorithm)
   double bytes = 0, ms = 0, min_ms = 0, max_ms = 0, gbps = 0, fraction_of_copy = 0;
+  double sm_mhz = 0;         // the SM clock across the timed calls, median (0: not read)
   double max_rel_error = 0;  // the worse of the two checks
   size_t checked = 0;        // outputs compared, both checks together
   int runs = 0;
 };
 
 struct Copy {
-  double bytes = 0, ms = 0, min_ms = 0, max_ms = 0, gbps = 0;
+  double bytes = 0, ms = 0, min_ms = 0, max_ms = 0, gbps = 0, sm_mhz = 0;
   int runs = 0;
 };
 
@@ -31,6 +32,7 @@ struct Copy {
 struct Fp32 {
   std::string what, error;  // the launch in words; why it was not measured ("" when it was)
   double fmas = 0, ms = 0, min_ms = 0, max_ms = 0, fmas_per_s = 0, tflops = 0;  // TFLOP/s: 2 FLOPs per FMA
+  double sm_mhz = 0;
   int runs = 0;
 };
 

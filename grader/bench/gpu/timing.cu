@@ -2,6 +2,8 @@
 // kernels and vendor calls, the copy baseline and the FP32 FMA throughput.
 #include "timing.hpp"
 
+#include "sm_clock.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +21,10 @@ Timer::Timer(size_t l2_bytes) {
   HALO_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
   HALO_CUDA_CHECK(cudaEventCreate(&start_));
   HALO_CUDA_CHECK(cudaEventCreate(&stop_));
+  int device = 0, sms = 0;
+  HALO_CUDA_CHECK(cudaGetDevice(&device));
+  HALO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  clock_ = std::make_unique<SmClock>(sms);
 }
 
 Timer::~Timer() {
@@ -50,6 +56,10 @@ CallResult Timer::call(const std::function<cudaError_t()>& enqueue, bool timed) 
     else if (cudaError_t err2 = cudaDeviceSynchronize(); err2 != cudaSuccess) r.error = cuda_error("run", err2);
     return r;
   }
+  if (cudaError_t err = clock_->mark(0); err != cudaSuccess) {
+    r.error = cuda_error("the SM clock's first mark", err);
+    return r;
+  }
   if (cudaError_t err = cudaEventRecord(start_, 0); err != cudaSuccess) {
     r.error = cuda_error("cudaEventRecord", err);
     return r;
@@ -63,7 +73,12 @@ CallResult Timer::call(const std::function<cudaError_t()>& enqueue, bool timed) 
     r.error = cuda_error("cudaEventRecord", err);
     return r;
   }
-  if (cudaError_t err = cudaEventSynchronize(stop_); err != cudaSuccess) {
+  if (cudaError_t err = clock_->mark(1); err != cudaSuccess) {
+    r.error = cuda_error("the SM clock's second mark", err);
+    cudaDeviceSynchronize();
+    return r;
+  }
+  if (cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) {  // the stop event and the second mark
     r.error = cuda_error("timed run", err);
     return r;
   }
@@ -73,6 +88,7 @@ CallResult Timer::call(const std::function<cudaError_t()>& enqueue, bool timed) 
     return r;
   }
   r.ms = elapsed;
+  r.sm_mhz = clock_->mhz();
   return r;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 namespace halo::bench {
 
 std::string cuda_error(const char* when, cudaError_t err);
+
+class SmClock;  // sm_clock.cuh: the SM clock across a timed call
 
 class Timer {
  public:
@@ -27,7 +30,8 @@ class Timer {
   // outlives it), then writes the flush buffer on the default stream.
   std::string flush();
   // One call of `enqueue` (which puts work on the default stream and returns its launch error),
-  // waited for. Timed: between its own start and stop events.
+  // waited for. Timed: between its own start and stop events, with the SM clock across them
+  // (CallResult::sm_mhz, read by small kernels just outside the events).
   CallResult call(const std::function<cudaError_t()>& enqueue, bool timed);
 
   size_t flush_bytes() const { return flush_bytes_; }
@@ -39,6 +43,7 @@ class Timer {
   unsigned flushes_ = 0;
   bool persisting_reset_ = true;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::unique_ptr<SmClock> clock_;
 };
 
 // Writes run `run`'s inputs into a width x height image whose rows are `pitch` elements apart
