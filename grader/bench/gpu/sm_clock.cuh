@@ -15,7 +15,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "protocol.hpp"  // median_of
 
 namespace halo::bench {
 namespace sm_clock_detail {
@@ -76,9 +79,7 @@ class SmClock {
       if (a.generation == generation_ && b.generation == generation_ && b.ns > a.ns && b.cycles > a.cycles)
         per_sm.push_back(double(b.cycles - a.cycles) / double(b.ns - a.ns) * 1e3);
     }
-    if (per_sm.empty()) return 0;
-    std::sort(per_sm.begin(), per_sm.end());
-    return per_sm[per_sm.size() / 2];
+    return median_of(std::move(per_sm));  // protocol.hpp; 0 when empty
   }
 
  private:
