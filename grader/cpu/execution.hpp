@@ -142,6 +142,7 @@ struct Worker {
     TensorMap map;
     float* stage = nullptr;
     int col = 0, row = 0;
+    uint32_t issuer = 0;  // linear index of the thread that issued the copy in flight
     const void* issue_pc = nullptr;
   };
   std::vector<TileBarrierState> tile_barriers;

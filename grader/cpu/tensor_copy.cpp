@@ -247,6 +247,7 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
   s->stage = stage;
   s->col = col;
   s->row = row;
+  s->issuer = uint32_t(w.thread_linear);
   s->issue_pc = pc;
 }
 
@@ -303,7 +304,7 @@ void report_copies_in_flight(Worker& w) {
   if (w.tile_barriers_serial != w.block_serial) return;
   for (const auto& s : w.tile_barriers)
     if (s.pending) {
-      w.thread_linear = s.initialiser >= 0 ? size_t(s.initialiser) : 0;
+      w.thread_linear = s.issuer;  // the report names the thread that issued it
       w.thread_idx = unflatten(w.thread_linear, w.launch->block);
       report(w, s.issue_pc, [&] {
         return std::string(

@@ -141,6 +141,7 @@ TEST_CASE("tile copy / a copy nobody waits for is still read from memory, and re
   CHECK(measured_launch().array("N")->load_elements() == in_image + blocks * first_box);
   const auto& d = first(DiagnosticKind::tile_copy);
   CHECK(d.what.find("the block ended with this tensor copy in flight") != std::string::npos);
+  CHECK(d.thread.x == 31);  // the thread that issued it, not thread 0 that initialised the barrier
   CHECK(d.where().find(line_of("copy_tile_async(stages[mine % kStages]")) != std::string::npos);
 }
 

@@ -14,7 +14,7 @@ enum TileFlaw : int {
   flaw_no_init_barrier = 6,  // no __syncthreads() between the barriers' initialisation and the waits
   flaw_two_copies = 7,       // issues a second copy on a barrier before anyone waited for the first
   flaw_forged_map = 8,       // copies through a map of its own: `out` as the image, far taller than it
-  flaw_unwaited_copy = 9,    // copies the first box once more at the end, and never waits for it
+  flaw_unwaited_copy = 9,    // the last thread copies the first box once more at the end; nobody waits for it
 };
 
 constexpr int kBoxW = 8, kBoxH = 4, kStages = 2, kBoxElements = kBoxW * kBoxH;  // a box: 128 bytes
@@ -62,6 +62,6 @@ __global__ void tile_walk(const __grid_constant__ TensorMap map, float* out, int
     for (int e = t; e < kBoxElements; e += int(blockDim.x)) out[size_t(tile) * kBoxElements + size_t(e)] = stage[e];
     if (flaw != flaw_no_end_barrier) __syncthreads();
   }
-  if (flaw == flaw_unwaited_copy && t == 0 && mine > 0)
+  if (flaw == flaw_unwaited_copy && t == int(blockDim.x) - 1 && mine > 0)  // not the barriers' initialiser
     copy_tile_async(stages[mine % kStages], map, -2, -1, &arrived[mine % kStages]);
 }
