@@ -37,10 +37,16 @@ def source_tree(name):
     return stubs() if name == "exercises" else REPO_ROOT / name
 
 
+def scratch_dir(prefix="halo-test-") -> Path:
+    """A new empty folder, removed when the test process exits: tests leave nothing in /tmp."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def make_chapter(*sections: str) -> Path:
     """A temporary repo root with one section per questions.toml text (folders s1, s2, ...)."""
-    root = Path(tempfile.mkdtemp(prefix="halo-test-"))
-    atexit.register(shutil.rmtree, root, True)
+    root = scratch_dir()
     manifest = []
     for k, text in enumerate(sections, 1):
         manifest.append(f'[[sections]]\nid = "{k}.0"\nslug = "s{k}"\ntitle = "Section {k}"\n'

@@ -3,7 +3,6 @@ its status, a failure's message as grade shows it, and nothing when ./workbook g
 import contextlib
 import io
 import os
-import tempfile
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -11,7 +10,7 @@ from unittest import mock
 from halo.core.chapter_data import load_chapter
 from halo.student import ctest_hooks
 
-from .helpers import REPO_ROOT
+from .helpers import REPO_ROOT, scratch_dir
 
 BLOCK = """{k}/2 Testing: {name}
 {k}/2 Test: {name}
@@ -38,7 +37,7 @@ out-of-bounds access: read of N[-2], outside N[0..6] (7 elements): a ghost cell 
 
 class Summary(unittest.TestCase):
     def setUp(self):
-        self.build = Path(tempfile.mkdtemp(prefix="halo-ctest-"))
+        self.build = scratch_dir("halo-ctest-")
         log = self.build / "Testing" / "Temporary" / "LastTest.log"
         log.parent.mkdir(parents=True)
         log.write_text("Start testing\n----\n" +

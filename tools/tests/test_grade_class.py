@@ -2,14 +2,13 @@
 instructor has, assignments read from a course file, points and the gradebook, feedback files
 (HTML escaped), and the harness's compile recipe."""
 import csv
-import tempfile
 import unittest
 from pathlib import Path
 
 from halo.core.chapter_data import load_chapter
 from halo.course import assignment, class_harness, class_submission, class_submissions, feedback, gradebook
 
-from .helpers import REPO_ROOT
+from .helpers import REPO_ROOT, scratch_dir
 
 METADATA = """submission_101:
   :submitters:
@@ -36,7 +35,7 @@ def _results(passed_72, total_72=15, build="ok"):
 
 class Submissions(unittest.TestCase):
     def setUp(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="halo-class-"))
+        self.dir = scratch_dir("halo-class-")
 
     def test_a_folder_per_student(self):
         for name in ("bob", "alice", ".git"):
@@ -66,7 +65,7 @@ class Assignments(unittest.TestCase):
         cls.chapter = load_chapter(REPO_ROOT)
 
     def course(self, text):
-        path = Path(tempfile.mkdtemp(prefix="halo-course-")) / "course.toml"
+        path = scratch_dir("halo-course-") / "course.toml"
         path.write_text(text)
         return path
 
@@ -88,7 +87,7 @@ class Assignments(unittest.TestCase):
                 assignment.load(self.chapter, REPO_ROOT, None, self.course(text))
 
     def test_no_course_file_is_the_whole_chapter(self):
-        a = assignment.load(self.chapter, Path(tempfile.mkdtemp()))
+        a = assignment.load(self.chapter, scratch_dir())
         self.assertEqual(a.ids, [s.id for s in self.chapter.sections])
 
 
@@ -105,7 +104,7 @@ class PointsAndFeedback(unittest.TestCase):
         self.assertEqual(worth, sum(self.chapter.section("7.2").points.values()))
 
     def test_gradebook_has_a_column_per_section_and_the_total(self):
-        out = Path(tempfile.mkdtemp()) / "gradebook.csv"
+        out = scratch_dir() / "gradebook.csv"
         sc = gradebook.scores(_results(15), self.chapter, self.assignment)
         gradebook.write(out, self.assignment, [("alice", sc, gradebook.status(_results(15)))])
         rows = list(csv.reader(out.read_text().splitlines()))
