@@ -4,7 +4,6 @@ import contextlib
 import io
 import os
 import unittest
-from pathlib import Path
 from unittest import mock
 
 from halo.core.chapter_data import load_chapter
