@@ -9,11 +9,14 @@
 #include <string>
 
 #include "execution.hpp"
+#include "fault_pc.hpp"
 
 namespace halo::cpu {
 namespace {
 
-constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, kTimeoutSignal};
+// SIGTRAP too: a trap instruction (__builtin_trap(), code the compiler proved unreachable) is
+// ud2 and SIGILL on x86-64 but brk and SIGTRAP on aarch64; both are the same crash.
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, kTimeoutSignal};
 struct sigaction previous[sizeof kSignals / sizeof kSignals[0]];
 constexpr size_t kFaultStackBytes = 64 * 1024;
 
@@ -22,7 +25,8 @@ const char* describe(int sig) {
     case SIGSEGV: return "segmentation fault";
     case SIGBUS: return "bus error";
     case SIGFPE: return "arithmetic error (an integer division by zero?)";
-    case SIGILL: return "illegal instruction";
+    case SIGILL:
+    case SIGTRAP: return "illegal instruction";
   }
   return "fatal signal";
 }
@@ -37,14 +41,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
       if (kSignals[k] == sig) sigaction(sig, &previous[k], nullptr);
     return;  // the fault happens again, under the previous handler
   }
-#if defined(__x86_64__)
-  // +1: source_line() looks one byte before a return address; this is the faulting instruction.
-  const void* pc =
-      reinterpret_cast<const char*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]) + 1;
-#else
-  const void* pc = nullptr;
-  (void)context;
-#endif
+  const void* pc = interrupted_pc(context);
   if (sig == kTimeoutSignal) {
     // Interrupted inside the instrumentation: name the kernel's line of the access being checked.
     if (in_callback_code(pc) && w->access_pc) pc = w->access_pc;
