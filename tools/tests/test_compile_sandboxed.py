@@ -39,7 +39,7 @@ class CompileSandboxed(unittest.TestCase):
                        check=True, capture_output=True)
         self.generated = generated
 
-    def compile(self, text, wrapper_prefix=""):
+    def compile(self, text, wrapper_prefix="", extra=()):
         kernel = self.dir / "tree" / "kernel.cu"
         kernel.parent.mkdir(exist_ok=True)
         kernel.write_text(text)
@@ -51,7 +51,7 @@ class CompileSandboxed(unittest.TestCase):
         cmd = [sys.executable, str(LAUNCHER), "--kernel-file", str(kernel), "--", CLANG, "-std=c++20",
                f"-I{ROOT / 'grader' / 'include'}", f"-I{self.generated}", "-O1", "-g",
                "-fsanitize-coverage=func,trace-loads,trace-stores", "-fno-builtin-memset",
-               "-fno-builtin-memcpy", "-fno-builtin-memmove", "-o", str(out), "-c", str(wrapper)]
+               "-fno-builtin-memcpy", "-fno-builtin-memmove", *extra, "-o", str(out), "-c", str(wrapper)]
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=self.dir)
         return p, kernel, out
 
@@ -99,6 +99,34 @@ class CompileSandboxed(unittest.TestCase):
         self.assertIn("Permission denied", p.stdout)
         self.assertNotIn("root's file was read", p.stdout)
         self.assertNotIn("halo-sandbox-", p.stdout)  # messages name the real paths
+
+    @unittest.skipUnless(os.path.isdir("/usr/include/aarch64-linux-gnu/c++"),
+                         "no arm64 C++ headers (./workbook check --arch arm64 installs them)")
+    def test_a_cross_compile_makes_an_object_for_the_target(self):
+        p, _, out = self.compile(KERNEL, extra=["--target=aarch64-linux-gnu"])
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        machine = int.from_bytes(out.read_bytes()[18:20], "little")  # ELF e_machine
+        self.assertEqual(machine, 183, "the kernel object is not AArch64 (EM_AARCH64 = 183)")
+
+
+class CodegenCommand(unittest.TestCase):
+    """The object is made from the validated IR by a second compiler run: it must be for the same
+    machine as the compile CMake asked for, or a cross build links an x86-64 kernel into an
+    aarch64 program."""
+
+    def test_the_target_and_codegen_options_are_kept(self):
+        from halo.core import compile_sandboxed
+        args = ["/usr/bin/clang++", "--target=aarch64-linux-gnu", "-I/x", "-O1", "-g", "-fPIE", "-MD", "-MF", "d.d",
+                "-mllvm", "-some-option", "-march=armv8-a", "-fsanitize-coverage=func", "-o", "k.o", "-c", "k.cpp"]
+        cmd = compile_sandboxed._codegen_command(args, "k.ll")
+        self.assertEqual(cmd, ["/usr/bin/clang++", "--target=aarch64-linux-gnu", "-fPIE", "-mllvm", "-some-option",
+                               "-march=armv8-a", "-O1", "-Xclang", "-disable-llvm-passes", "-c", "k.ll", "-o", "k.o"])
+
+    def test_the_two_word_target_is_kept(self):
+        from halo.core import compile_sandboxed
+        cmd = compile_sandboxed._codegen_command(["clang++", "-target", "aarch64-linux-gnu", "-O2", "-o", "k.o",
+                                                  "-c", "k.cpp"], "k.ll")
+        self.assertEqual(cmd[:3], ["clang++", "-target", "aarch64-linux-gnu"])
 
 
 if __name__ == "__main__":

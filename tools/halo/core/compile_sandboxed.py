@@ -67,13 +67,40 @@ def _ir_command(args, ir_path):
     return out + ["-S", "-emit-llvm", "-o", ir_path]
 
 
+# Options that choose the machine code made from IR: the target (a cross build's kernel object must
+# be for the target, not for the machine that builds), its CPU and ABI, the relocation model and
+# section layout. Everything else (language, warnings, include paths, instrumentation) was used up
+# making the IR.
+_CODEGEN_PREFIXES = ("--target=", "--sysroot", "--gcc-toolchain=", "-march=", "-mcpu=", "-mtune=", "-mabi=",
+                     "-mcmodel=", "-mfloat-abi=", "-mfpu=")
+_CODEGEN_FLAGS = ("-fPIC", "-fpic", "-fPIE", "-fpie", "-fno-pic", "-fno-pie", "-fno-PIC", "-fno-PIE",
+                  "-ffunction-sections", "-fdata-sections", "-fsigned-char", "-funsigned-char")
+_CODEGEN_WITH_VALUE = ("-target", "--sysroot", "-isysroot", "-mllvm", "--gcc-toolchain")
+
+
+def _codegen_options(args):
+    """The options of `args` that matter to code generation, in their order."""
+    kept, k = [], 1  # args[0] is the compiler
+    while k < len(args):
+        a = args[k]
+        if a in _CODEGEN_WITH_VALUE and k + 1 < len(args):
+            kept += [a, args[k + 1]]
+            k += 2
+            continue
+        if a in _CODEGEN_FLAGS or a.startswith(_CODEGEN_PREFIXES):
+            kept.append(a)
+        k += 1
+    return kept
+
+
 def _codegen_command(args, ir_path):
-    """The object from validated IR: code generation only, at the compile's optimisation level.
-    Every IR pass (the instrumentation among them) ran once, before the validator read the IR;
-    running none again makes the object exactly what was validated."""
+    """The object from validated IR: code generation only, at the compile's optimisation level,
+    for the compile's target. Every IR pass (the instrumentation among them) ran once, before the
+    validator read the IR; running none again makes the object exactly what was validated."""
     obj = args[args.index("-o") + 1]
     levels = [a for a in args if a.startswith("-O")]
-    return [args[0], *levels[-1:], "-Xclang", "-disable-llvm-passes", "-c", ir_path, "-o", obj]
+    return [args[0], *_codegen_options(args), *levels[-1:], "-Xclang", "-disable-llvm-passes", "-c", ir_path,
+            "-o", obj]
 
 
 def _report(status, output):
