@@ -33,7 +33,12 @@ def _parser():
     gc.add_argument("--fresh", action="store_true", help="grade every submission again, even those already graded")
 
     c = sub.add_parser("check", help="the project's own test suite (what CI runs)")
-    c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check)")
+    c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check, or build/ARCH)")
+    c.add_argument("--arch", choices=["arm64", "aarch64"],
+                   help="cross-build the CPU backend and section tests for this architecture and run them under "
+                        "qemu-user (installs what it needs: Debian multiarch, qemu-user-static)")
+    c.add_argument("--sections", nargs="+", metavar="SECTION",
+                   help="with --arch: only these sections' tests (CI runs 7.2 7.4)")
 
     rt = sub.add_parser("redteam", add_help=False,
                         help="grade the hostile submissions of grader/redteam/ (./workbook redteam --help)")
@@ -451,7 +456,12 @@ def main(root, argv):
         return release.run(root, args.sections, args.out, args.mode, args.assignment, args.course, args.force)
     if args.command == "internal":
         return _internal(root, args)
+    if args.command == "check" and args.arch:
+        from .dev import arch_check
+        return arch_check.run(root, args.arch, args.sections, args.build_dir)
     if args.command == "check":
+        if args.sections:
+            sys.exit("halo: --sections goes with --arch (the plain check runs everything)")
         from .dev import check
         return check.run(root, args.build_dir)
     chapter = _chapter(root)
