@@ -819,6 +819,18 @@ def _after_params(header):
     return ""
 
 
+def _read_instruction(text):
+    """(body, opcode, callee, through a cast?) of one instruction line; callee is None but for
+    call, invoke and callbr: "@name", "%value" or "?" (ir_agreement.py checks this reading)."""
+    body = text.split(" = ", 1)[1] if _LOCAL_DEF.match(text) else text.strip()
+    op = re.match(r"(?:(?:tail|musttail|notail) )?(\w+)", body).group(1)
+    if op not in ("call", "invoke", "callbr"):
+        return body, op, None, False
+    direct = _DIRECT_CALLEE.search(body)
+    cast = None if direct else re.search(r"bitcast \([^@]*@(" + _NAME + r") to ", body)
+    return body, op, direct.group(1) if direct else "@" + cast.group(1) if cast else "?", bool(cast)
+
+
 class _IrCheck:
     def __init__(self, path, ir_text, allowed_functions, allowed_globals):
         self.path = Path(path)
@@ -1032,14 +1044,9 @@ class _IrCheck:
             if "asm" in text and _ASM.search(text):
                 self.add(at, "inline asm", "asm")
                 continue
-            body = text.split(" = ", 1)[1] if _LOCAL_DEF.match(text) else text.strip()
-            op = re.match(r"(?:(?:tail|musttail|notail) )?(\w+)", body).group(1)
-            callee = None
-            if op in ("call", "invoke", "callbr"):
-                direct = _DIRECT_CALLEE.search(body)
-                cast = None if direct else re.search(r"bitcast \([^@]*@(" + _NAME + r") to ", body)
-                callee = direct.group(1) if direct else "@" + cast.group(1) if cast else "?"
-                self.check_call(fn, idx, body, callee, bool(cast), at)
+            body, op, callee, through_cast = _read_instruction(text)
+            if callee is not None:
+                self.check_call(fn, idx, body, callee, through_cast, at)
             callee_name = _unquote(callee[1:]) if callee and callee.startswith("@") else None
             for r in refs:
                 self.check_reference(r, at, callee=r == callee_name)
@@ -1221,7 +1228,14 @@ def validate_ir(path: Path, ir_text: str, allowed_functions: set[str] = ALLOWED_
     """The IR-level check of one kernel file, from the text of `clang++ -S -emit-llvm` with the
     kernel flags (instrumentation applied). `path` is the kernel file, to map lines to it."""
     try:
-        return _IrCheck(path, ir_text, allowed_functions, allowed_globals).run()
+        found = _IrCheck(path, ir_text, allowed_functions, allowed_globals).run()
+        # The checks above read the text by hand; the compiler reads it with LLVM's parser. Any
+        # fact the two read differently refuses the file (tools/halo/core/ir_agreement.py).
+        from . import ir_agreement
+        differences = ir_agreement.check(ir_text)
+        if differences:
+            found.append(Finding(Path(path), 0, ir_agreement.CONSTRUCT, ir_agreement.message(differences)))
+        return found
     except Exception as e:  # IR this reader does not understand is not waved through
         return [Finding(Path(path), 0, "unreadable IR",
                         f"unreadable IR is not allowed in a kernel file: line 0 — the validator could not read "

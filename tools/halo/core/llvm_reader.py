@@ -1,0 +1,344 @@
+"""The facts the kernel-file validator decides on, read from LLVM IR by LLVM itself.
+
+validate.py reads clang's IR text with a reader of its own. A reader that disagrees with LLVM
+about where an instruction ends, what a call calls or what a name is would let a construct
+through that the compiler then builds, so ir_agreement.py compares that reader with this one and
+refuses a file on any difference. This module parses the text with LLVM's own parser (the C API
+of the libLLVM that clang itself links against, through ctypes: no package beyond clang's own)
+and walks the module LLVM built, never the text.
+
+The facts, as plain Python values so that the two readers' can be compared with ==:
+  module_asm: whether the module has file-scope asm
+  functions:  name -> {defined, linkage, section, bad_attrs, insts}
+  globals:    name -> {kind, linkage, declaration, section, refs, size}
+  types:      named struct -> (alloc size, field offsets)
+  insts:      per instruction (calls to llvm.dbg.* left out, as the validator leaves them out):
+              (lhs, opcode, call, refs, nosanitize, access size, pointer, alloca)
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+# llvm-c/Core.h's LLVMOpcode (stable by contract: "External users depend on these values").
+OPCODES = {
+    1: "ret", 2: "br", 3: "switch", 4: "indirectbr", 5: "invoke", 7: "unreachable", 67: "callbr", 66: "fneg",
+    8: "add", 9: "fadd", 10: "sub", 11: "fsub", 12: "mul", 13: "fmul", 14: "udiv", 15: "sdiv", 16: "fdiv",
+    17: "urem", 18: "srem", 19: "frem", 20: "shl", 21: "lshr", 22: "ashr", 23: "and", 24: "or", 25: "xor",
+    26: "alloca", 27: "load", 28: "store", 29: "getelementptr", 30: "trunc", 31: "zext", 32: "sext",
+    33: "fptoui", 34: "fptosi", 35: "uitofp", 36: "sitofp", 37: "fptrunc", 38: "fpext", 39: "ptrtoint",
+    40: "inttoptr", 41: "bitcast", 60: "addrspacecast", 42: "icmp", 43: "fcmp", 44: "phi", 45: "call",
+    46: "select", 49: "va_arg", 50: "extractelement", 51: "insertelement", 52: "shufflevector",
+    53: "extractvalue", 54: "insertvalue", 68: "freeze", 55: "fence", 56: "cmpxchg", 57: "atomicrmw",
+    58: "resume", 59: "landingpad", 61: "cleanupret", 62: "catchret", 63: "catchpad", 64: "cleanuppad",
+    65: "catchswitch",
+}
+# llvm-c/Core.h's LLVMLinkage, as the IR text spells each.
+LINKAGES = {0: "external", 1: "available_externally", 2: "linkonce", 3: "linkonce_odr", 5: "weak",
+            6: "weak_odr", 7: "appending", 8: "internal", 9: "private", 12: "extern_weak", 14: "common"}
+# The function attributes the validator refuses (validate._BAD_FN_ATTRIBUTES), by LLVM's name.
+BAD_ATTRIBUTES = ("nosanitize_coverage", "disable_sanitizer_instrumentation", "naked", "optnone")
+_FUNCTION_INDEX = 0xFFFFFFFF  # LLVMAttributeFunctionIndex
+_VOID, _STRUCT = 0, 10        # LLVMTypeKind
+_ACCESS_VALUE_OPERAND = {"store": 0, "atomicrmw": 1, "cmpxchg": 1}
+
+
+class ReaderUnavailable(Exception):
+    """No libLLVM matching the compiler could be loaded."""
+
+
+def _clang_major(clang):
+    try:
+        out = subprocess.run([clang, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"version (\d+)\.", out)
+    return int(m.group(1)) if m else None
+
+
+def library_candidates(clang):
+    """Where the libLLVM of this clang may be: beside the compiler (Debian's /usr/lib/llvm-14,
+    Homebrew's llvm), then by the compiler's major version on the loader's path. Only the
+    compiler's own version: IR of one version is not always valid in another."""
+    real = os.path.realpath(clang)
+    major = _clang_major(real)
+    lib = os.path.join(os.path.dirname(os.path.dirname(real)), "lib")
+    found = []
+    if major is not None:
+        found += sorted(glob.glob(os.path.join(lib, f"libLLVM-{major}*.so*")))
+        found += sorted(glob.glob(os.path.join(lib, f"libLLVM.so.{major}*")))
+        found += [f"libLLVM-{major}.so.1", f"libLLVM-{major}.so", f"libLLVM.so.{major}"]
+    found += sorted(glob.glob(os.path.join(lib, "libLLVM.dylib")))
+    return found
+
+
+def _bind(lib):
+    """Argument and result types of the C API functions used here."""
+    P, U, S, I, B = ctypes.c_void_p, ctypes.c_uint, ctypes.c_size_t, ctypes.c_int, ctypes.c_bool
+    sigs = {
+        "LLVMContextCreate": ([], P), "LLVMContextDispose": ([P], None), "LLVMDisposeModule": ([P], None),
+        "LLVMCreateMemoryBufferWithMemoryRangeCopy": ([ctypes.c_char_p, S, ctypes.c_char_p], P),
+        "LLVMParseIRInContext": ([P, P, ctypes.POINTER(P), ctypes.POINTER(P)], I),
+        "LLVMVerifyModule": ([P, I, ctypes.POINTER(P)], I), "LLVMDisposeMessage": ([P], None),
+        "LLVMGetModuleInlineAsm": ([P, ctypes.POINTER(S)], P),
+        "LLVMGetModuleDataLayout": ([P], P),
+        "LLVMGetFirstFunction": ([P], P), "LLVMGetNextFunction": ([P], P),
+        "LLVMGetFirstGlobal": ([P], P), "LLVMGetNextGlobal": ([P], P),
+        "LLVMGetFirstGlobalAlias": ([P], P), "LLVMGetNextGlobalAlias": ([P], P),
+        "LLVMGetFirstGlobalIFunc": ([P], P), "LLVMGetNextGlobalIFunc": ([P], P),
+        "LLVMGetValueName2": ([P, ctypes.POINTER(S)], P), "LLVMTypeOf": ([P], P),
+        "LLVMGetTypeKind": ([P], I), "LLVMIsDeclaration": ([P], I), "LLVMGetLinkage": ([P], I),
+        "LLVMGetSection": ([P], ctypes.c_char_p), "LLVMIsGlobalConstant": ([P], I),
+        "LLVMGetInitializer": ([P], P), "LLVMAliasGetAliasee": ([P], P), "LLVMGetGlobalIFuncResolver": ([P], P),
+        "LLVMGlobalGetValueType": ([P], P),
+        "LLVMGetEnumAttributeKindForName": ([ctypes.c_char_p, S], U),
+        "LLVMGetEnumAttributeAtIndex": ([P, U, U], P),
+        "LLVMCountParams": ([P], U), "LLVMGetParam": ([P, U], P),
+        "LLVMGetFirstBasicBlock": ([P], P), "LLVMGetNextBasicBlock": ([P], P),
+        "LLVMGetBasicBlockName": ([P], ctypes.c_char_p),
+        "LLVMGetFirstInstruction": ([P], P), "LLVMGetNextInstruction": ([P], P),
+        "LLVMGetInstructionOpcode": ([P], I), "LLVMGetNumOperands": ([P], I), "LLVMGetOperand": ([P, U], P),
+        "LLVMGetNumArgOperands": ([P], U), "LLVMGetCalledValue": ([P], P), "LLVMGetConstOpcode": ([P], I),
+        "LLVMGetMDKindIDInContext": ([P, ctypes.c_char_p, U], U), "LLVMGetMetadata": ([P, U], P),
+        "LLVMGetAllocatedType": ([P], P), "LLVMConstIntGetSExtValue": ([P], ctypes.c_longlong),
+        "LLVMStoreSizeOfType": ([P, P], ctypes.c_ulonglong), "LLVMABISizeOfType": ([P, P], ctypes.c_ulonglong),
+        "LLVMOffsetOfElement": ([P, P, U], ctypes.c_ulonglong), "LLVMTypeIsSized": ([P], I),
+        "LLVMGetTypeByName2": ([P, ctypes.c_char_p], P), "LLVMIsOpaqueStruct": ([P], I),
+        "LLVMCountStructElementTypes": ([P], U), "LLVMGetIntrinsicID": ([P], U),
+    }
+    for kind in ("InlineAsm", "GlobalValue", "Function", "ConstantExpr", "ConstantInt", "Constant",
+                 "Argument", "Instruction", "BasicBlock"):
+        sigs[f"LLVMIsA{kind}"] = ([P], P)
+    for name, (args, res) in sigs.items():
+        f = getattr(lib, name)
+        f.argtypes, f.restype = args, res
+    return lib
+
+
+@functools.lru_cache(maxsize=None)
+def load(clang=None):
+    """The bound libLLVM for `clang` (default: the one validate.py compiles with)."""
+    if clang is None:
+        from .validate import find_clang
+        clang = find_clang()
+    if not clang:
+        raise ReaderUnavailable("clang++ was not found")
+    tried = []
+    for candidate in library_candidates(shutil.which(clang) or clang):
+        try:
+            return _bind(ctypes.CDLL(candidate))
+        except (OSError, AttributeError) as e:
+            tried.append(f"{candidate}: {e}")
+    raise ReaderUnavailable("no libLLVM of the compiler's version could be loaded (" + "; ".join(tried) + ")")
+
+
+class ParseError(Exception):
+    """LLVM's parser or verifier rejected the text."""
+
+
+def facts(ir_text: str, type_names=(), clang=None) -> dict:
+    """The validator's facts of a module, as LLVM reads `ir_text` (with the layout of each
+    named struct in `type_names`, names without the %: LLVM's C API cannot list them). Raises ParseError when LLVM
+    rejects it, ReaderUnavailable when there is no LLVM to ask."""
+    L = load(clang)
+    ctx = L.LLVMContextCreate()
+    try:
+        data = ir_text.encode("utf-8", "surrogateescape")
+        buf = L.LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len(data), b"kernel.ll")
+        mod, msg = ctypes.c_void_p(), ctypes.c_void_p()
+        if L.LLVMParseIRInContext(ctx, buf, ctypes.byref(mod), ctypes.byref(msg)):  # takes the buffer
+            raise ParseError(_message(L, msg))
+        try:
+            if L.LLVMVerifyModule(mod, 2, ctypes.byref(msg)):  # LLVMReturnStatusAction
+                raise ParseError(_message(L, msg))
+            if msg.value:
+                L.LLVMDisposeMessage(msg)
+            walk = _Walk(L, ctx, mod)
+            out = walk.facts()
+            out["types"] = {t: walk.struct_layout(t) for t in type_names}
+            return out
+        finally:
+            L.LLVMDisposeModule(mod)
+    finally:
+        L.LLVMContextDispose(ctx)
+
+
+def _message(L, msg):
+    text = ctypes.string_at(msg.value).decode("utf-8", "replace") if msg.value else "(no message)"
+    if msg.value:
+        L.LLVMDisposeMessage(msg)
+    return text.strip()
+
+
+def _chain(first, nxt):
+    v = first
+    while v:
+        yield v
+        v = nxt(v)
+
+
+class _Walk:
+    def __init__(self, L, ctx, mod):
+        self.L, self.ctx, self.mod = L, ctx, mod
+        self.td = L.LLVMGetModuleDataLayout(mod)
+        self.nosanitize = L.LLVMGetMDKindIDInContext(ctx, b"nosanitize", len(b"nosanitize"))
+        self.attr_kinds = {a: L.LLVMGetEnumAttributeKindForName(a.encode(), len(a)) for a in BAD_ATTRIBUTES}
+        self.slots = {}  # this function's unnamed values -> their number, as LLVM's printer numbers them
+
+    def name(self, v):
+        n = ctypes.c_size_t()
+        p = self.L.LLVMGetValueName2(v, ctypes.byref(n))
+        return ctypes.string_at(p, n.value).decode("utf-8", "surrogateescape") if p else ""
+
+    def local(self, v):
+        """A local value as the IR text names it: %name, or %N for an unnamed one."""
+        name = self.name(v)
+        return "%" + (name if name else str(self.slots.get(v, "?")))
+
+    def section(self, g):
+        s = self.L.LLVMGetSection(g)
+        return s.decode("utf-8", "surrogateescape") if s else None
+
+    def facts(self):
+        L, mod = self.L, self.mod
+        n = ctypes.c_size_t()
+        L.LLVMGetModuleInlineAsm(mod, ctypes.byref(n))
+        out = {"module_asm": n.value > 0, "functions": {}, "globals": {}, "types": {}}
+        for f in _chain(L.LLVMGetFirstFunction(mod), L.LLVMGetNextFunction):
+            defined = not L.LLVMIsDeclaration(f)
+            out["functions"][self.name(f)] = {
+                "defined": defined, "linkage": LINKAGES.get(L.LLVMGetLinkage(f), "?"),
+                "section": self.section(f) if defined else None,
+                "bad_attrs": sorted(a for a, k in self.attr_kinds.items()
+                                    if k and defined and L.LLVMGetEnumAttributeAtIndex(f, _FUNCTION_INDEX, k)),
+                "insts": self.instructions(f) if defined else [],
+            }
+        for g in _chain(L.LLVMGetFirstGlobal(mod), L.LLVMGetNextGlobal):
+            declaration = bool(L.LLVMIsDeclaration(g))
+            init = None if declaration else L.LLVMGetInitializer(g)
+            constant = bool(L.LLVMIsGlobalConstant(g))
+            vt = L.LLVMGlobalGetValueType(g)
+            out["globals"][self.name(g)] = {
+                "kind": "constant" if constant else "global", "linkage": LINKAGES.get(L.LLVMGetLinkage(g), "?"),
+                "declaration": declaration, "section": self.section(g),
+                "refs": sorted(self.refs(init)) if init else [],
+                "size": L.LLVMABISizeOfType(self.td, vt) if constant and not declaration
+                and L.LLVMTypeIsSized(vt) else None}
+        for kind, first, nxt, target in (("alias", L.LLVMGetFirstGlobalAlias, L.LLVMGetNextGlobalAlias,
+                                          L.LLVMAliasGetAliasee),
+                                         ("ifunc", L.LLVMGetFirstGlobalIFunc, L.LLVMGetNextGlobalIFunc,
+                                          L.LLVMGetGlobalIFuncResolver)):
+            for a in _chain(first(mod), nxt):
+                t = target(a)
+                out["globals"][self.name(a)] = {
+                    "kind": kind, "linkage": LINKAGES.get(L.LLVMGetLinkage(a), "?"), "declaration": False,
+                    "section": None, "refs": sorted(self.refs(t)) if t else [], "size": None}
+        return out
+
+    def struct_layout(self, name):
+        """(alloc size, field offsets) of a named struct, None where it has no size."""
+        L = self.L
+        t = L.LLVMGetTypeByName2(self.ctx, name.encode("utf-8", "surrogateescape"))
+        if not t or L.LLVMGetTypeKind(t) != _STRUCT or L.LLVMIsOpaqueStruct(t) or not L.LLVMTypeIsSized(t):
+            return None
+        return (L.LLVMABISizeOfType(self.td, t),
+                tuple(L.LLVMOffsetOfElement(self.td, t, k) for k in range(L.LLVMCountStructElementTypes(t))))
+
+    def refs(self, v, seen=None):
+        """Names of the global values a value refers to, through constant expressions and
+        aggregates (as `@name` in its text)."""
+        L = self.L
+        seen = set() if seen is None else seen
+        if not v or v in seen:
+            return set()
+        seen.add(v)
+        if L.LLVMIsAGlobalValue(v):
+            return {self.name(v)}
+        if not L.LLVMIsAConstant(v):
+            return set()
+        out = set()
+        for k in range(L.LLVMGetNumOperands(v)):
+            out |= self.refs(L.LLVMGetOperand(v, k), seen)
+        return out
+
+    def operand(self, v):
+        """An operand as the validator's reader names it: %local, @global, an integer literal,
+        or "const" for any other constant."""
+        L = self.L
+        if L.LLVMIsAGlobalValue(v):
+            return "@" + self.name(v)
+        if L.LLVMIsAConstantInt(v):
+            return str(L.LLVMConstIntGetSExtValue(v))
+        if L.LLVMIsAConstant(v):
+            return "const"
+        return self.local(v)
+
+    def number(self, f):
+        """LLVM's printer numbers a function's unnamed arguments, then its unnamed blocks and
+        unnamed non-void instructions, in order: the %N of the text."""
+        L, k = self.L, 0
+        self.slots = {}
+        for i in range(L.LLVMCountParams(f)):
+            p = L.LLVMGetParam(f, i)
+            if not self.name(p):
+                self.slots[p], k = k, k + 1
+        for bb in _chain(L.LLVMGetFirstBasicBlock(f), L.LLVMGetNextBasicBlock):
+            if not L.LLVMGetBasicBlockName(bb):
+                k += 1
+            for inst in _chain(L.LLVMGetFirstInstruction(bb), L.LLVMGetNextInstruction):
+                if L.LLVMGetTypeKind(L.LLVMTypeOf(inst)) != _VOID and not self.name(inst):
+                    self.slots[inst], k = k, k + 1
+
+    def instructions(self, f):
+        L = self.L
+        self.number(f)
+        out = []
+        for bb in _chain(L.LLVMGetFirstBasicBlock(f), L.LLVMGetNextBasicBlock):
+            for inst in _chain(L.LLVMGetFirstInstruction(bb), L.LLVMGetNextInstruction):
+                op = OPCODES.get(L.LLVMGetInstructionOpcode(inst), "?")
+                call = None
+                if op in ("call", "invoke", "callbr"):
+                    call = self.call(inst)
+                    if call[0] == "direct" and call[1].startswith("llvm.dbg."):
+                        continue  # the validator leaves debug intrinsics out
+                out.append(self.instruction(inst, op, call))
+        return out
+
+    def call(self, inst):
+        """(kind, callee name, argument operands): kind is direct, cast (a bitcast of a global),
+        asm or indirect."""
+        L = self.L
+        callee = L.LLVMGetCalledValue(inst)
+        args = tuple(self.operand(L.LLVMGetOperand(inst, k)) for k in range(L.LLVMGetNumArgOperands(inst)))
+        if L.LLVMIsAInlineAsm(callee):
+            return ("asm", "", ())
+        if L.LLVMIsAGlobalValue(callee):
+            return ("direct", self.name(callee), args)
+        if L.LLVMIsAConstantExpr(callee) and L.LLVMGetConstOpcode(callee) == 41:  # bitcast
+            inner = L.LLVMGetOperand(callee, 0)
+            if L.LLVMIsAGlobalValue(inner):
+                return ("cast", self.name(inner), ())
+        return ("indirect", "", ())
+
+    def instruction(self, inst, op, call):
+        L = self.L
+        lhs = self.local(inst) if L.LLVMGetTypeKind(L.LLVMTypeOf(inst)) != _VOID else None
+        refs = set()
+        for k in range(L.LLVMGetNumOperands(inst)):
+            refs |= self.refs(L.LLVMGetOperand(inst, k))
+        size = pointer = alloca = None
+        if op in ("load", "store", "atomicrmw", "cmpxchg"):
+            value = inst if op == "load" else L.LLVMGetOperand(inst, _ACCESS_VALUE_OPERAND[op])
+            size = L.LLVMStoreSizeOfType(self.td, L.LLVMTypeOf(value))
+            pointer = self.operand(L.LLVMGetOperand(inst, 1 if op == "store" else 0))
+        if op == "alloca":
+            count = L.LLVMGetOperand(inst, 0)
+            alloca = (L.LLVMABISizeOfType(self.td, L.LLVMGetAllocatedType(inst))
+                      * L.LLVMConstIntGetSExtValue(count)) if L.LLVMIsAConstantInt(count) else "variable"
+        return (lhs, op, call, tuple(sorted(refs)), bool(L.LLVMGetMetadata(inst, self.nosanitize)),
+                size, pointer, alloca)
