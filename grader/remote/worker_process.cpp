@@ -76,7 +76,7 @@ struct ChildPlan {
   int null_fd;    // becomes its stdin
   int status_fd;  // the supervisor's reports to the judge
   bool limit;     // apply the rlimits below (everything but "none")
-  rlimit cpu, memory, file, nproc;
+  rlimit cpu, memory, file, files, nproc;
   bool limit_nproc;
   bool drop;  // switch to uid/gid: the judge is root
   uid_t uid;
@@ -145,9 +145,8 @@ void close_all_except(int* keep, int count) {
   close_between(5, INT32_MAX);
 
   if (p.limit) {
-    rlimit files{kMaxOpenFiles, kMaxOpenFiles};
     if (setrlimit(RLIMIT_CPU, &p.cpu) != 0 || setrlimit(RLIMIT_AS, &p.memory) != 0 ||
-        setrlimit(RLIMIT_FSIZE, &p.file) != 0 || setrlimit(RLIMIT_NOFILE, &files) != 0 ||
+        setrlimit(RLIMIT_FSIZE, &p.file) != 0 || setrlimit(RLIMIT_NOFILE, &p.files) != 0 ||
         (p.limit_nproc && setrlimit(RLIMIT_NPROC, &p.nproc) != 0)) {
       worker_fails(report, kStageLimits);
     }
@@ -433,6 +432,22 @@ rlimit exact(uint64_t value) {
   return rlimit{v, v};
 }
 
+// `wanted`, cut to the hard limit this process runs under. Without CAP_SYS_RESOURCE no process
+// can raise a hard limit: asking for more fails setrlimit() with EPERM, and on an account with
+// `ulimit -t 120` every worker failed to start and every student scored 0. Where the hard limit
+// is too tight for grading to work at all, the grade stops before it starts, with one line
+// (tools/halo/core/limits.py); below that, a tighter limit is what the account allows anyway.
+rlimit fitted(int resource, rlimit wanted) {
+  rlimit have{};
+  if (getrlimit(resource, &have) != 0) return wanted;
+  // RLIM_INFINITY is the largest rlim_t: min() leaves an unlimited side as it is.
+  rlim_t hard = std::min(wanted.rlim_max, have.rlim_max);
+  rlim_t soft = std::min(wanted.rlim_cur, hard);
+  // CPU: keep SIGXCPU a second before SIGKILL when the hard limit cut both to one value.
+  if (resource == RLIMIT_CPU && hard < wanted.rlim_max && soft == hard && hard > 1) soft = hard - 1;
+  return rlimit{soft, hard};
+}
+
 int open_output_file() {
   int fd = memfd_create("halo-worker-output", MFD_CLOEXEC);
   if (fd < 0) fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -523,9 +538,11 @@ Record launch(const Command& c, Launched& out) {
     } else {
       plan.cpu = rlimit{RLIM_INFINITY, RLIM_INFINITY};
     }
-    plan.memory = exact(c.limits.memory_bytes);
-    plan.file = exact(c.limits.file_bytes);
-    plan.nproc = rlimit{c.nproc, c.nproc};
+    plan.cpu = fitted(RLIMIT_CPU, plan.cpu);
+    plan.memory = fitted(RLIMIT_AS, exact(c.limits.memory_bytes));
+    plan.file = fitted(RLIMIT_FSIZE, exact(c.limits.file_bytes));
+    plan.files = fitted(RLIMIT_NOFILE, rlimit{kMaxOpenFiles, kMaxOpenFiles});
+    plan.nproc = fitted(RLIMIT_NPROC, rlimit{c.nproc, c.nproc});
     plan.limit_nproc = c.nproc > 0;
   }
   plan.drop = c.identity.drop;

@@ -5,9 +5,12 @@
 // Exit status 0 when every check passed.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -277,6 +280,38 @@ void run_all(const std::string& sandbox, int port) {
   });
 }
 
+// A judge whose account has hard limits below what the worker asks for (a course server with
+// `ulimit -t 60 -v 2500000`): the worker asks for no more than the hard limits and starts. Before
+// the limits were fitted, setrlimit() failed with EPERM and every worker start failed. Runs in a
+// child, since a hard limit cannot be raised again, and first, so that the child probes
+// bubblewrap under the tight limits too.
+void under_tight_hard_limits() {
+  std::fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    rlimit cpu{60, 60}, memory{2500ull << 20, 2500ull << 20};
+    if (setrlimit(RLIMIT_CPU, &cpu) != 0 || setrlimit(RLIMIT_AS, &memory) != 0) _exit(2);
+    int bad = 0;
+    for (const char* sandbox : {"auto", "rlimits-only"}) {
+      try {
+        WorkerProcess w(options(sandbox, {"echo"}));
+        if (w.round_trip("x", 5) != "x") ++bad;
+      } catch (const std::exception& e) {
+        std::printf("  info  sandbox \"%s\" under tight hard limits: %s\n", sandbox, e.what());
+        ++bad;
+      }
+    }
+    std::fflush(stdout);
+    _exit(bad ? 1 : 0);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "tight hard limits (CPU 60 s, address space 2500 MiB, under the 120 s and 3 GiB asked): the worker starts",
+        "child status " + std::to_string(status));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,6 +323,8 @@ int main(int argc, char** argv) {
   int listener = listen_locally(port);
 
   auto start = std::chrono::steady_clock::now();
+  std::printf("\n== hard limits below the worker's\n");
+  under_tight_hard_limits();
   for (const char* sandbox : {"auto", "rlimits-only"}) run_all(sandbox, port);
 
   std::printf("\n== options\n");

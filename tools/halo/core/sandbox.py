@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from . import limits
+
 NOBODY = 65534
 # Limits of one compile: generous for a kernel file, small enough that a compile bomb or an
 # `#include "/dev/zero"` is stopped and reported rather than taking the machine.
@@ -120,14 +122,19 @@ def announce(doing):
 
 
 def _limit(seconds, memory, file_bytes, drop=False):
+    # Fitted under the hard limits in the parent: asking for more than the account's hard limit
+    # fails with EPERM, and every compile would fail (limits.shortfall refuses a limit too tight).
+    wanted = [(resource.RLIMIT_CPU, limits.fitted(resource.RLIMIT_CPU, seconds)),
+              (resource.RLIMIT_AS, limits.fitted(resource.RLIMIT_AS, memory)),
+              (resource.RLIMIT_FSIZE, limits.fitted(resource.RLIMIT_FSIZE, file_bytes)),
+              (resource.RLIMIT_CORE, (0, 0))]
+
     def apply():
         os.setsid()
         if drop:
             _drop_privileges()
-        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for res, pair in wanted:
+            resource.setrlimit(res, pair)
     return apply
 
 

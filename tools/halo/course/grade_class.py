@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from . import export_autograder
-from ..core import sandbox, toolchain, variants
+from ..core import limits, sandbox, toolchain, variants
 from . import class_report, class_submission, feedback, gradebook
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness
@@ -116,6 +116,10 @@ def _grade_one(ctx, sub):
 
 def run(root, chapter, submissions, out=None, assignment_name=None, course=None, jobs=None, fresh=False):
     root = Path(root)
+    tight = limits.shortfall()  # one line for the class, rather than a zero for every student
+    if tight:
+        print(tight, file=sys.stderr)
+        return 2
     try:
         assignment = load_assignment(chapter, root, assignment_name, course)
     except AssignmentError as e:

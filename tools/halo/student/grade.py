@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core import answers_phase, build, progress, results, sandbox, test_list, toolchain
+from ..core import answers_phase, build, limits, progress, results, sandbox, test_list, toolchain
 from ..course.assignment import whole_chapter
 from . import ctest_hooks, record, status
 
@@ -73,6 +73,10 @@ def _targets(section, gpu):
 
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
     root = Path(root)
+    tight = limits.shortfall()  # one line now, rather than one failure per test
+    if tight:
+        print(tight, file=sys.stderr)
+        return 2
     if assignment is None:
         assignment = whole_chapter(chapter)
     # Without SECTION, the assignment's sections (a release or a course file names them).
