@@ -5,10 +5,10 @@ assignment's sections: the gradebook, the feedback files and an upload to Grades
 every student the same number, computed once."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from . import export_gradescope
+from ..core import spreadsheet
 from ..core.message_keys import key_and_line
 from .assignment import section_points
 
@@ -50,7 +50,7 @@ def write(path, assignment, rows):
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial")
     with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
+        w = spreadsheet.writer(f)  # student names and statuses come from outside: no formulas
         w.writerow(["student"] + [f"{s.id} ({section_points(s):g})" for s in assignment.sections]
                    + [f"total ({assignment.total():g})", "status"])
         for student, sc, state in rows:
