@@ -10,7 +10,9 @@ import datetime
 import difflib
 import json
 import math
+import os
 import re
+import stat
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,6 +123,104 @@ def answers_template(chapter, section_id: str, with_key: bool = False,
 
 # ---------------------------------------------------------------- reading
 
+# What an answers file may be. The largest stub is under 5 KB, so these limits never touch a real
+# one; they bound what a file can cost the grader (a 100 MB file took 155 s to read, a 100,000-deep
+# array crashed the whole grade) so that a hostile file is its own section's verdict, no more.
+MAX_BYTES = 64 << 10   # read no further: the file's size is the first limit on parse time
+MAX_DEPTH = 8          # arrays and inline tables inside one another (the parser recurses on them)
+MAX_VALUES = 256       # keys, tables and array items (a key stub has under 30): what later passes walk
+
+
+def _read_limited(path, shown: str) -> bytes:
+    """The file's bytes, or AnswersError: a pipe is not waited on (O_NONBLOCK) and a device or
+    other special file is never read, and no more than MAX_BYTES + 1 bytes are read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise AnswersError(f"{shown}: no such file") from None
+    except OSError as e:
+        raise AnswersError(f"{shown}: cannot read it: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise AnswersError(f"{shown}: not a regular file (a pipe, a device or a folder): an answers file "
+                               "is a text file")
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise AnswersError(f"{shown}: the file is larger than {MAX_BYTES:,} bytes, the limit for an answers "
+                           "file (the stub is a few KB): it was not read")
+    return data
+
+
+def _string_end(text: str, i: int) -> int:
+    """The index just past the TOML string opening at text[i]. A one-line string also ends at
+    the line's end (TOML forbids a newline in one), so a misread quote costs one line at most."""
+    q = text[i]
+    if text.startswith(q * 3, i):
+        end = text.find(q * 3, i + 3) if q == "'" else _basic_end(text, i + 3, q * 3)
+        if end < 0:
+            return len(text)
+        end += 3
+        for _ in range(2):  # the content may end in up to two quotes: """a"""" is 'a"'
+            if end < len(text) and text[end] == q:
+                end += 1
+        return end
+    stop = text.find("\n", i + 1)
+    stop = len(text) if stop < 0 else stop
+    end = text.find(q, i + 1, stop) if q == "'" else _basic_end(text, i + 1, q, stop)
+    return stop if end < 0 else end + 1
+
+
+def _basic_end(text: str, i: int, quote: str, stop=None) -> int:
+    """Where `quote` closes a basic string from text[i] (backslash escapes skipped), or -1."""
+    stop = len(text) if stop is None else stop
+    while i < stop:
+        if text[i] == "\\":
+            i += 2
+        elif text.startswith(quote, i):
+            return i
+        else:
+            i += 1
+    return -1
+
+
+def _too_deep(text: str) -> Optional[int]:
+    """The line of the first array or inline table nested deeper than MAX_DEPTH, else None;
+    brackets in strings and comments do not count. Checked before parsing: the parser
+    recurses once per level, and 100,000 levels ran it out of stack."""
+    depth, i = 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "#":
+            i = text.find("\n", i)
+            if i < 0:
+                break
+        elif c in "\"'":
+            i = _string_end(text, i)
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return text.count("\n", 0, i) + 1
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return None
+
+
+def _count_values(values) -> int:
+    """Keys, tables and array items in the parsed file, counted without recursion and stopping
+    just past MAX_VALUES."""
+    count, stack = 0, [values]
+    while stack and count <= MAX_VALUES:
+        v = stack.pop()
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        for item in items:
+            count += 1
+            stack.append(item)
+    return count
+
+
 _TOML_WHERE = re.compile(r"^(?P<what>.*?)\s*\((?:at line (?P<line>\d+), column \d+|"
                          r"at end of document)\)\s*$", re.S)
 
@@ -142,17 +242,20 @@ def _key_lines(text: str, keys) -> dict:
 def parse_answers(path) -> ParsedAnswers:
     """The answers file's values and the line of each; AnswersError if it cannot be read."""
     shown = str(path)
+    data = _read_limited(path, shown)
     try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise AnswersError(f"{shown}: no such file") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = Path(path).read_bytes()[:e.start].count(b"\n") + 1
+        line = data[:e.start].count(b"\n") + 1
         raise AnswersError(f"{shown}:{line}: the file is not UTF-8 text") from None
-    except OSError as e:
-        raise AnswersError(f"{shown}: cannot read it: {e.strerror}") from None
+    deep = _too_deep(text)
+    if deep:
+        raise AnswersError(f"{shown}:{deep}: arrays or tables nested more than {MAX_DEPTH} deep: an answer is a "
+                           "number (or a short list of numbers)")
     try:
         values = loads_toml(text)
+    except RecursionError:  # nesting the scan above misread: still this file's verdict, not a crash
+        raise AnswersError(f"{shown}: arrays or tables nested too deep to read") from None
     except TOMLDecodeError as e:
         m = _TOML_WHERE.match(str(e))
         if not m:
@@ -160,6 +263,9 @@ def parse_answers(path) -> ParsedAnswers:
         line = m.group("line") or text.count("\n") + (0 if text.endswith("\n") else 1)
         arithmetic = _arithmetic_answer(text.splitlines()[int(line) - 1] if int(line) <= text.count("\n") + 1 else "")
         raise AnswersError(f"{shown}:{line}: {arithmetic or m.group('what')}") from None
+    if _count_values(values) > MAX_VALUES:
+        raise AnswersError(f"{shown}: more than {MAX_VALUES:,} keys and values, the limit for an answers file "
+                           "(the stub has a few dozen)")
     return ParsedAnswers(shown, values, _key_lines(text, values), _dotted_lines(text))
 
 

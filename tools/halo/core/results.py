@@ -5,6 +5,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -33,8 +34,30 @@ def write_junit(tests, out):
             ET.SubElement(case, "system-out").text = t["message"]
         elif t["status"] == "skipped":
             ET.SubElement(case, "skipped")
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suite).write(out, encoding="UTF-8", xml_declaration=True)
+    write_atomically(out, ET.tostring(suite, encoding="UTF-8", xml_declaration=True))
+
+
+def write_atomically(path, data):
+    """Writes `data` (bytes or text) to `path` through a temporary file and os.replace: a reader
+    (an LMS, Gradescope, the next step of a grade) sees the old file or the whole new one,
+    never half of one, even when the grade is killed while writing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide results from a grader reading as another user
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def discard(*paths):
+    """Removes the outputs of an earlier grade as a new one starts: a grade that then stops
+    for any reason leaves no results at all, never the last submission's."""
+    for p in paths:
+        Path(p).unlink(missing_ok=True)
 
 
 def _colour(text, code, stream=None):
@@ -292,5 +315,4 @@ def print_failures(results):
 
 
 def save(results, path):
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(results, indent=2) + "\n")
+    write_atomically(path, json.dumps(results, indent=2) + "\n")

@@ -162,6 +162,7 @@ def grade(procs, harness, chapter, sections, exercises, scratch, seed, isolation
     (also saved as scratch/results.json)."""
     exercises, scratch = Path(exercises), Path(scratch)
     report_dir = scratch / "report"
+    results.discard(scratch / "results.json")  # nor its results, should this grade stop
     shutil.rmtree(report_dir, ignore_errors=True)  # nothing of an earlier grade: load reports, hangs
     report_dir.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k not in HIDDEN_FROM_TESTS}

@@ -14,6 +14,7 @@ import math
 import sys
 from pathlib import Path
 
+from ..core.results import write_atomically
 from . import points
 # Re-exported: callers and tests name them here, where Gradescope's scores are made.
 from .points import CPU_KINDS, NOT_RUN_ON_GPU, split_points  # noqa: F401
@@ -203,8 +204,9 @@ def run(root, chapter, results_path=None, out=None, execution_time=None, preambl
     if problems:  # a bug here, not the student's: say so, but still write what we have
         print("halo: the Gradescope results do not follow the specification:\n  " + "\n  ".join(problems),
               file=sys.stderr)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=2) + "\n")
+    # Atomically: Gradescope must never read half a file (run_autograder writes a zero-score one
+    # only when none is there).
+    write_atomically(out, json.dumps(doc, indent=2) + "\n")
     worth = sum(t["max_score"] for t in doc["tests"])
     print(f"wrote {out}: {doc['score']:g} of {worth:g} points, {len(doc['tests'])} tests")
     return 1 if problems else 0

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from . import export_autograder
+from ..core import results as results_file
 from ..core import limits, sandbox, toolchain, variants
 from . import class_report, class_submission, feedback, gradebook
 from .assignment import AssignmentError, load as load_assignment
@@ -98,7 +99,8 @@ def _grade_one(ctx, sub):
     done = home / "fingerprint"
     if done.is_file() and done.read_text().strip() == mark and (home / "results.json").is_file():
         return sub.student, json.loads((home / "results.json").read_text()), None, None, True
-    done.unlink(missing_ok=True)
+    # Regraded: neither the last grade's results nor its fingerprint may outlive a stop half-way.
+    results_file.discard(done, home / "results.json")
     start = time.monotonic()
     scratch = home / "grade"
     student_seed = seed if seed is not None else random.randrange(10**9)
@@ -109,7 +111,8 @@ def _grade_one(ctx, sub):
         raise
     except Exception as e:  # the grader's own failure: this student is reported, the class goes on
         return sub.student, None, f"{type(e).__name__}: {e}", time.monotonic() - start, False
-    (home / "results.json").write_text(json.dumps(res, indent=2) + "\n")
+    res["submission"] = notes  # which files were graded and which refused, as grade keeps them
+    results_file.save(res, home / "results.json")
     done.write_text(mark + "\n")
     return sub.student, res, None, time.monotonic() - start, False
 
@@ -134,6 +137,8 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
             return 2
     out = Path(out) if out else root / "build" / "class" / assignment.name
     work = out / "work"
+    # A run that stops before the end leaves no gradebook, never the last run's rows.
+    results_file.discard(out / "gradebook.csv", out / "class-report.md")
     try:
         subs = find(submissions, unpack_to=work / "unpacked")
     except SubmissionsError as e:
