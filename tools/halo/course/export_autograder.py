@@ -1,5 +1,6 @@
 """`./workbook export gradescope-autograder`: the zip to upload to Gradescope as the
-assignment's autograder, and the rules by which run_autograder reads a submission.
+assignment's autograder. The rules by which run_autograder reads a submission are
+core/intake.py's, the same for every grading path.
 
 The zip's root holds setup.sh and run_autograder (from tools/halo/course/autograder/) and halo/, a
 copy of this repository, which Gradescope unpacks to /autograder/source/halo.
@@ -15,7 +16,6 @@ any file of the copy.
 """
 import io
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -23,12 +23,12 @@ import time
 import zipfile
 from pathlib import Path, PurePosixPath
 
+# Kept importable from here for callers that know it by this module (grade-class, tests).
+from ..core.intake import take_submission  # noqa: F401
+
 TEMPLATES = Path(__file__).resolve().parent / "autograder"
 ROOT_FILES = ("setup.sh", "run_autograder")
 TEMPLATES_IN_REPO = "tools/halo/course/autograder"  # where the zip's root files come from, in HEAD
-# What a student may send besides kernels: a file of another kind is reported as ignored.
-SUBMITTED_SUFFIXES = (".cu", ".cuh", ".toml", ".cpp", ".hpp", ".h")
-IGNORED_SHOWN = 10  # a zip of a whole repository must not bury the note
 
 # Left out of the zip, and why. Grading needs only what `./workbook grade --exercises DIR` and
 # `./workbook export gradescope` read: CMake in grade mode (grader/CMakeLists.txt and
@@ -171,72 +171,6 @@ def extract(zip_path, dest):
                 path.chmod(mode)
             stamp = time.mktime(info.date_time + (0, 0, -1))
             os.utime(path, (stamp, stamp))
-
-
-def _submitted_files(submission):
-    """Regular files under the submission (relative paths), shallowest first. Links are never
-    followed: a link to the reference tree must not become the student's kernel."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(submission):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__MACOSX")
-        for f in sorted(filenames):
-            path = Path(dirpath) / f
-            if not f.startswith(".") and path.is_file() and not path.is_symlink():
-                found.append(path.relative_to(submission))
-    # Shallowest first; at one depth, a copy inside an exercises/ folder (a whole repository
-    # submitted, with other copies of the section folders beside it) before the others.
-    return sorted(found, key=lambda p: (len(p.parts), "exercises" not in p.parts[:-2], str(p)))
-
-
-def take_submission(chapter, submission, clean_exercises, out):
-    """Writes `out`: a copy of `clean_exercises` with the student's files laid over it.
-    Returns the lines of a note saying which files were taken.
-
-    A submission is either a tree shaped like exercises/ (section folders such as
-    7.2-basic-1d/, at any depth: a zip of the whole repository works), or the kernel files
-    themselves, matched by name to the manifest's kernels. answers.toml is the same name in
-    every section, so it is taken only from inside a section folder. When a name is found
-    more than once, the shallowest copy wins and the note says so."""
-    submission, out = Path(submission), Path(out)
-    if out.exists():
-        shutil.rmtree(out)
-    shutil.copytree(clean_exercises, out)
-    files = _submitted_files(submission) if submission.is_dir() else []
-    folders = {s.folder for s in chapter.sections}
-    owners = {}
-    for s in chapter.sections:
-        for k in s.kernels:
-            owners[k] = owners.get(k, 0) + 1
-    used, lines = set(), []
-    for s in chapter.sections:
-        took, missing = [], []
-        for name in list(s.kernels) + ["answers.toml"]:
-            candidates = [f for f in files if f.name == name and f.parent.name == s.folder]
-            if not candidates and name != "answers.toml" and owners.get(name) == 1:
-                candidates = [f for f in files if f.name == name and f.parent.name not in folders]
-            if not candidates:
-                missing.append(name)
-                continue
-            shutil.copyfile(submission / candidates[0], out / s.folder / name)
-            used.add(candidates[0])
-            took.append(f"{name} (from {candidates[0]}"
-                        + (f"; {len(candidates) - 1} other copies ignored)" if len(candidates) > 1 else ")"))
-        line = f"{s.folder}: " + ("; ".join(took) if took else "nothing submitted (the untouched stub is graded)")
-        if missing and took:
-            line += f"; not submitted: {', '.join(missing)} (the untouched stub is graded)"
-        lines.append(line)
-    ignored = [f for f in files if f not in used and f.suffix in SUBMITTED_SUFFIXES]
-    for f in ignored[:IGNORED_SHOWN]:
-        if f.name == "answers.toml":
-            lines.append(f"ignored {f}: an answers.toml is read only inside its section's folder "
-                         "(for example 7.2-basic-1d/answers.toml)")
-        else:
-            lines.append(f"ignored {f}: not a file of the workbook, or not in its section's folder")
-    if len(ignored) > IGNORED_SHOWN:
-        lines.append(f"... and {len(ignored) - IGNORED_SHOWN} more files ignored")
-    if not files:
-        lines.append("The submission is empty: the untouched stubs are graded.")
-    return ["Files graded:"] + ["  " + line for line in lines]
 
 
 def course_for_zip(root, chapter, assignment_name=None, course=None):

@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core import answers_phase, build, limits, progress, results, sandbox, test_list, toolchain
+from ..core import answers_phase, build, committed, intake, limits, progress, results, sandbox, test_list, toolchain
 from ..course.assignment import whole_chapter
 from . import ctest_hooks, record, status
 
@@ -35,6 +35,28 @@ def _expected_tests(root, sections):
             for source in sorted((Path(root) / "grader" / "sections" / s.folder).glob("*.cpp")):
                 names += test_list.test_names(source, "cpu")
     return names
+
+
+def _stubs(root, build_dir):
+    """What a file not submitted (or refused) is graded as: HEAD's exercises/ in a git checkout,
+    never this checkout's edits (as grade-class), else exercises/ (the autograder's copy of a
+    commit, which has no .git)."""
+    if (root / ".git").exists():
+        try:
+            return committed.write(root, "exercises", build_dir / "stubs")
+        except committed.CommittedError:
+            pass
+    return root / "exercises"
+
+
+def _take_submission(root, chapter, tree, build_dir):
+    """Another tree is a submission, read as grade-class and the Gradescope autograder read one
+    (core/intake.py): its regular files copied over the stubs into the build folder before
+    anything reads them; links, pipes, devices and oversized files refused, each in one line."""
+    out = build_dir / "submission"
+    notes = intake.take_submission(chapter, tree, _stubs(root, build_dir), out)
+    print("\n".join(notes), flush=True)
+    return out, notes
 
 
 def assemble(chapter, sections, tests, expected, report_dir, failures, seed, exercises, isolation, student):
@@ -73,6 +95,9 @@ def _targets(section, gpu):
 
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
     root = Path(root)
+    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "grade"
+    # A grade that stops, for any reason, from here on leaves no results rather than the last run's.
+    results.discard(build_dir / "results.json", build_dir / "junit.xml")
     tight = limits.shortfall()  # one line now, rather than one failure per test
     if tight:
         print(tight, file=sys.stderr)
@@ -82,13 +107,17 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     # Without SECTION, the assignment's sections (a release or a course file names them).
     sections = [chapter.section(s) for s in selected] if selected else \
         [chapter.section(s.id) for s in assignment.sections]
+    own = not exercises
     exercises = Path(exercises).resolve() if exercises else root / "exercises"
     for s in sections:
-        if not (exercises / s.folder).is_dir():
+        # lexists: a section folder that is a link is the intake's to refuse, by name.
+        if not os.path.lexists(exercises / s.folder):
             print(f"halo: {exercises / s.folder} does not exist; --exercises must point at a tree shaped like exercises/",
                   file=sys.stderr)
             return 2
-    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "grade"
+    notes = None
+    if not own:
+        exercises, notes = _take_submission(root, chapter, exercises, build_dir)
 
     tc = toolchain.ensure()
     if gpu and not tc.nvcc:
@@ -146,6 +175,8 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     results.write_junit(tests + answered, build_dir / "junit.xml")
     res = assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
                    exercises, {"mode": isolation, "note": why}, student)
+    if notes:
+        res["submission"] = notes  # which files were graded and which refused, as grade-class keeps them
     results.save(res, build_dir / "results.json")
     own = record.save_run(root, res)
     results.print_failures(res)

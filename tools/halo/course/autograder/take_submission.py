@@ -4,7 +4,7 @@
     take_submission.py --submission DIR --out DIR
 
 Prints, per section, which files came from the submission; the note becomes the top of what
-the student reads. The rules are in halo.course.export_autograder.take_submission."""
+the student reads. The rules are in halo.core.intake.take_submission, shared by every grading path."""
 import argparse
 import sys
 from pathlib import Path
@@ -13,7 +13,7 @@ HALO = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(HALO / "tools"))
 
 from halo.core.chapter_data import ChapterError, load_chapter  # noqa: E402  (needs the path above)
-from halo.course.export_autograder import take_submission  # noqa: E402
+from halo.core.intake import take_submission  # noqa: E402
 
 
 def main():
