@@ -6,7 +6,9 @@ the grader rewards (issue 13, item 9).
                             [--skip-heavy] [--list] [--timeout S] [--settle S]
     (from tools/; or run(root, names, mode) from the command line's `redteam`)
 
-Each attack (grader/redteam/attacks.toml) is the files it changes, at their exercises/ paths.
+Each attack (grader/redteam/attacks.toml) is the files it changes, at their exercises/ paths,
+and the special files git cannot hold (`special`: links, named pipes, huge files), made as the
+attack is laid out.
 For each one the runner lays them over a copy of exercises/ and grades the tree from a checkout
 of this repository that it owns: by default a clone of `--commit` (HEAD) in the work folder,
 with `--working-tree` this checkout's uncommitted changes (but exercises/, a student's) committed on top, in the clone only.
@@ -65,7 +67,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import socket
@@ -83,8 +84,6 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.9, 3.10
     import tomli as tomllib  # type: ignore
-
-from ..course import class_submissions
 
 ROOT = Path(__file__).resolve().parents[3]
 REDTEAM_DIR = Path("grader") / "redteam"
@@ -124,9 +123,45 @@ class Entry:
     submitter: str = DEFAULT_SUBMITTER
     heavy: bool = False
     control: bool = False
+    special: list = field(default_factory=list)  # tables of attacks.toml's `special`, made at lay-out
+    shown_by: str = ""  # an attack's control: what it would have earned had the defence let it through
+    shows: str = ""     # a control's claim, checked: SHOWS_MORE (it scores more than the stub)
+
+
+SPECIAL_KINDS = {"link": ("target",), "fifo": (), "copy": ("target",), "repeat": ("text", "bytes")}
+SHOWS_MORE = "more than the stub"
+REPEAT_LIMIT = 1 << 30
+
+
+def _special_problems(where, special, section) -> list:
+    """What is wrong with an entry's `special` list: each item {path, kind, ...}, its path in
+    the section's folder; link: a `target` (an absolute path, or one in the checkout); fifo: a
+    named pipe; copy: a regular file copied from `target` in the checkout; repeat: `text`
+    written over and over to `bytes` bytes (a file too big to commit)."""
+    if not isinstance(special, list):
+        return [f"{where}: special should be an array of tables"]
+    problems = []
+    for item in special:
+        if not isinstance(item, dict) or item.get("kind") not in SPECIAL_KINDS:
+            problems.append(f"{where}: special: each item needs a kind, one of {', '.join(SPECIAL_KINDS)}")
+            continue
+        needs = ("path", "kind") + SPECIAL_KINDS[item["kind"]]
+        if set(item) != set(needs):
+            problems.append(f"{where}: special {item.get('path')!r}: a {item['kind']} has exactly {', '.join(needs)}")
+            continue
+        path = item["path"]
+        if not isinstance(path, str) or Path(path).is_absolute() or ".." in Path(path).parts or \
+                not (isinstance(section, str) and Path(path).parts[0].startswith(section + "-")):
+            problems.append(f"{where}: special {path!r} is not a path in section {section}'s folder")
+        if item["kind"] == "repeat" and not (isinstance(item["bytes"], int) and 0 < item["bytes"] <= REPEAT_LIMIT
+                                             and isinstance(item["text"], str) and item["text"]):
+            problems.append(f"{where}: special {path!r}: repeat needs some text and 1 to {REPEAT_LIMIT} bytes")
+    return problems
 
 
 def _files_of(folder: Path) -> list:
+    if not folder.is_dir():
+        return []
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() or p.is_symlink())
 
 
@@ -149,8 +184,9 @@ def manifest_problems(root=ROOT) -> list:
     exercises = root / "exercises"
     names = []
     for kind, entries, keys, optional in (
-            ("attack", attacks, ("name", "section", "technique", "what", "expect"), ("submitter", "heavy")),
-            ("control", controls, ("name", "section", "what"), ())):
+            ("attack", attacks, ("name", "section", "technique", "what", "expect"),
+             ("submitter", "heavy", "special", "control")),
+            ("control", controls, ("name", "section", "what"), ("special", "shows"))):
         for k, e in enumerate(entries):
             where = f"{path}: {kind} {k + 1}"
             if not isinstance(e, dict):
@@ -186,14 +222,19 @@ def manifest_problems(root=ROOT) -> list:
                                     f"(or \"{SCORE_PREFIX}<control>\")")
                 if not isinstance(expect.get("message", ""), str):
                     problems.append(f"{where}: expect.message should be a string")
+            section = e.get("section")
+            if "special" in e:
+                problems += _special_problems(where, e["special"], section)
+            if "shows" in e and e["shows"] != SHOWS_MORE:
+                problems.append(f"{where}: shows should read {SHOWS_MORE!r}")
             folder = root / REDTEAM_DIR / name
             if not folder.is_dir():
-                problems.append(f"{where}: no folder {folder.relative_to(root)}")
+                if not e.get("special"):  # git keeps no empty folder: special files alone need none
+                    problems.append(f"{where}: no folder {folder.relative_to(root)}")
                 continue
             files = _files_of(folder)
-            if not files:
+            if not files and not e.get("special"):
                 problems.append(f"{where}: {folder.relative_to(root)} holds no file")
-            section = e.get("section")
             for rel in files:
                 p = folder / rel
                 if p.is_symlink():
@@ -208,6 +249,9 @@ def manifest_problems(root=ROOT) -> list:
             problems.append(f"{path}: the name {n!r} is used twice")
         seen.add(n)
     controls_named = {c.get("name") for c in controls if isinstance(c, dict)}
+    for e in attacks:
+        if isinstance(e, dict) and "control" in e and e["control"] not in controls_named:
+            problems.append(f"{path}: attack {e.get('name')!r}: control {e['control']!r} is not a [[control]]")
     for e in attacks:
         if isinstance(e, dict) and isinstance(e.get("expect"), dict):
             score = e["expect"].get("score", "")
@@ -231,13 +275,15 @@ def load_manifest(root=ROOT) -> tuple:
     attacks, controls = [], []
     for e in doc.get("control", []):
         controls.append(Entry(name=e["name"], section=e["section"], what=e["what"], control=True,
-                              files=_files_of(root / REDTEAM_DIR / e["name"])))
+                              files=_files_of(root / REDTEAM_DIR / e["name"]), special=e.get("special", []),
+                              shows=e.get("shows", "")))
     for e in doc.get("attack", []):
         expect = e["expect"]
         attacks.append(Entry(name=e["name"], section=e["section"], what=e["what"], technique=e["technique"],
                              baseline=expect["score"][len(SCORE_PREFIX):], message=expect.get("message", ""),
                              submitter=e.get("submitter", DEFAULT_SUBMITTER).strip(), heavy=e.get("heavy", False),
-                             files=_files_of(root / REDTEAM_DIR / e["name"])))
+                             files=_files_of(root / REDTEAM_DIR / e["name"]), special=e.get("special", []),
+                             shown_by=e.get("control", "")))
     return attacks, controls
 
 
@@ -610,29 +656,11 @@ def _class_score(path: Path, section: str) -> tuple:
     try:
         gradebook = path.parents[3] / "gradebook.csv"
         rows = list(csv.reader(gradebook.read_text().splitlines()))
-        # A name that starts like a formula is written with a quote in front (spreadsheet.py).
-        row = next(r for r in rows[1:] if r and r[0] in (path.parent.name, "'" + path.parent.name))
+        row = next(r for r in rows[1:] if r and r[0] == path.parent.name)
         total = float(row[rows[0].index(next(h for h in rows[0] if h.startswith("total")))])
         return total, f"{total:g} points in the gradebook ({row[-1]}); {detail}", loads
     except (OSError, ValueError, IndexError, StopIteration):
         return None, "", None
-
-
-# Read independently of the grader's own neutraliser (halo.core.spreadsheet), so that the check
-# still holds if that one is broken: a cell a spreadsheet evaluates starts with one of these and
-# is not a plain number.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _formula_cells(csv_path: Path) -> list:
-    """The cells of a CSV file that a spreadsheet would run as formulas (CSV injection)."""
-    try:
-        with open(csv_path, newline="") as f:  # newline="": a quoted cell may hold a line break
-            rows = list(csv.reader(f))
-    except OSError:
-        return []
-    number = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # a spreadsheet's number, no formula
-    return [cell for row in rows for cell in row if cell.startswith(_FORMULA_STARTS) and not number.fullmatch(cell)]
 
 
 def _gradescope_score(path: Path, section: str) -> tuple:
@@ -928,8 +956,33 @@ class Runner:
         now = time.time()
         for dirpath, _, filenames in os.walk(tree):
             for f in filenames:
-                os.utime(os.path.join(dirpath, f), (now, now))
+                if not os.path.islink(os.path.join(dirpath, f)):
+                    os.utime(os.path.join(dirpath, f), (now, now))
+        self._make_special(entry, tree)  # after the dates: utime would open a pipe, follow a link
         return tree
+
+    def _make_special(self, entry: Optional[Entry], folder: Path):
+        """The entry's special files (attacks.toml's `special`) under `folder`, replacing what
+        is there: a link, to an absolute path or to one in the checkout the grader runs from
+        (solutions/ is there); a named pipe; a copy of a checkout file; a file too big to commit."""
+        for item in (entry.special if entry else []):
+            dst = folder / item["path"]
+            _remove(dst)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            kind = item["kind"]
+            if kind == "link":
+                os.symlink(Path(item["target"]) if Path(item["target"]).is_absolute()
+                           else self.checkout / item["target"], dst)
+            elif kind == "fifo":
+                os.mkfifo(dst)
+            elif kind == "copy":
+                shutil.copyfile(self.checkout / item["target"], dst)
+            else:  # repeat
+                chunk = item["text"].encode() * max(1, (1 << 20) // len(item["text"].encode()))
+                with open(dst, "wb") as f:
+                    left = item["bytes"]
+                    while left > 0:
+                        left -= f.write(chunk[:left])
 
     def grade_mode(self, entry: Optional[Entry], section: str) -> Outcome:
         build = self.work / "build"
@@ -958,6 +1011,7 @@ class Runner:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(self.root / REDTEAM_DIR / entry.name / rel, dst)
             os.utime(dst, (now, now))
+        self._make_special(entry, folder)
 
     # ------------------------------------------------------------ mode: grade-class
 
@@ -976,25 +1030,20 @@ class Runner:
         subs = self.work / "class-submissions"
         _remove(subs)
         self._lay_attack(entry, subs / submitter)
-        # The gradebook's name for the student, as grade-class makes it from the folder's name.
-        student = class_submissions.find(subs)[0].student
         out = self.work / "class"
         for old in (out / "gradebook.csv", out / "feedback", out / "class-report.md", out / "work" / "students"):
             _remove(old)
         cmd = [sys.executable, str(self.checkout / "workbook"), "grade-class", str(subs), "--out", str(out),
                "--course", str(self.course), "--assignment", f"s{section.replace('.', '_')}", "--fresh", "--jobs", "1"]
-        results = out / "work" / "students" / student / "results.json"
+        results = out / "work" / "students" / submitter / "results.json"
         log = self.work / "logs" / f"grade-class-{entry.name if entry else 'stub-' + section}.log"
         log.parent.mkdir(exist_ok=True)
 
         def leak_files():
             return [log, results, out / "gradebook.csv", out / "class-report.md"] + \
                 sorted((out / "feedback").glob("*")) + sorted((out / "work" / "students").rglob("*.xml"))
-        outcome = self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _class_score,
-                                  leak_files, adopt=entry is None)
-        for cell in _formula_cells(out / "gradebook.csv")[:3]:
-            outcome.problems.append(f"gradebook.csv holds {cell!r}, which a spreadsheet runs as a formula")
-        return outcome
+        return self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _class_score, leak_files,
+                               adopt=entry is None)
 
     # ------------------------------------------------------------ mode: autograder
 
@@ -1102,8 +1151,12 @@ class Runner:
         if out.problems:
             self.report(False, f"{name} [{label}]: the grader alone: " + "; ".join(out.problems))
 
-    def control_report(self, entry: Entry, label: str, out: Outcome):
+    def control_report(self, entry: Entry, label: str, out: Outcome, stub: Optional[Outcome] = None):
         self.baseline_report(entry.name, label, out)
+        if entry.shows == SHOWS_MORE and (out.score is None or stub is None or stub.score is None
+                                          or out.score <= stub.score + 1e-6):
+            self.report(False, f"{entry.name} [{label}]: the control scores {out.score} against the stub's "
+                               f"{stub.score if stub else None}: it does not show that its attack would have paid")
         if out.loads and out.loads[1] and out.loads[0] == out.loads[1]:
             self.report(False, f"{entry.name} [{label}]: the control passes all {out.loads[1]} of its loads tests: "
                                "the grader does not see 5x the loads, so load hiding cannot be judged")
@@ -1118,7 +1171,7 @@ class Runner:
                      f"work folder {self.work}, HALO_SEED={self.seed}, /tmp "
                      f"{'private per grade' if self.private_tmp else 'shared (compared before and after)'}"
                      + ("" if self.student_flag else "; grade has no --student: the submitter is not passed"))
-            needed = {a.baseline for a in attacks if a.baseline != STUB}
+            needed = {a.baseline for a in attacks if a.baseline != STUB} | {a.shown_by for a in attacks if a.shown_by}
             used_controls = [c for c in controls if c.name in needed]
             if "grade" in modes:
                 self._run_grade(attacks, used_controls)
@@ -1153,7 +1206,7 @@ class Runner:
                 _copy_tree(build_pristine, build)
             out = self.grade_mode(c, c.section)
             self.control_outcomes[(label, c.name)] = out
-            self.control_report(c, label, out)
+            self.control_report(c, label, out, self.grade_baselines.get(c.section))
         for a in attacks:
             if build_pristine.exists():
                 _copy_tree(build_pristine, build)
@@ -1176,7 +1229,7 @@ class Runner:
         for c in controls:
             out = self.grade_class_mode(c, c.section)
             self.control_outcomes[(label, c.name)] = out
-            self.control_report(c, label, out)
+            self.control_report(c, label, out, baselines.get(c.section))
         for a in attacks:
             out = self.grade_class_mode(a, a.section)
             if a.baseline == STUB:
@@ -1194,7 +1247,7 @@ class Runner:
         for c in controls:
             out = self.autograder_mode(ag, user, c, c.section)
             self.control_outcomes[(label, c.name)] = out
-            self.control_report(c, label, out)
+            self.control_report(c, label, out, base)
         for a in attacks:
             out = self.autograder_mode(ag, user, a, a.section)
             if a.baseline == STUB:
