@@ -67,6 +67,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -84,6 +85,8 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.9, 3.10
     import tomli as tomllib  # type: ignore
+
+from ..course import class_submissions
 
 ROOT = Path(__file__).resolve().parents[3]
 REDTEAM_DIR = Path("grader") / "redteam"
@@ -656,11 +659,29 @@ def _class_score(path: Path, section: str) -> tuple:
     try:
         gradebook = path.parents[3] / "gradebook.csv"
         rows = list(csv.reader(gradebook.read_text().splitlines()))
-        row = next(r for r in rows[1:] if r and r[0] == path.parent.name)
+        # A name that starts like a formula is written with a quote in front (spreadsheet.py).
+        row = next(r for r in rows[1:] if r and r[0] in (path.parent.name, "'" + path.parent.name))
         total = float(row[rows[0].index(next(h for h in rows[0] if h.startswith("total")))])
         return total, f"{total:g} points in the gradebook ({row[-1]}); {detail}", loads
     except (OSError, ValueError, IndexError, StopIteration):
         return None, "", None
+
+
+# Read independently of the grader's own neutraliser (halo.core.spreadsheet), so that the check
+# still holds if that one is broken: a cell a spreadsheet evaluates starts with one of these and
+# is not a plain number.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_cells(csv_path: Path) -> list:
+    """The cells of a CSV file that a spreadsheet would run as formulas (CSV injection)."""
+    try:
+        with open(csv_path, newline="") as f:  # newline="": a quoted cell may hold a line break
+            rows = list(csv.reader(f))
+    except OSError:
+        return []
+    number = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # a spreadsheet's number, no formula
+    return [cell for row in rows for cell in row if cell.startswith(_FORMULA_STARTS) and not number.fullmatch(cell)]
 
 
 def _gradescope_score(path: Path, section: str) -> tuple:
@@ -1030,20 +1051,25 @@ class Runner:
         subs = self.work / "class-submissions"
         _remove(subs)
         self._lay_attack(entry, subs / submitter)
+        # The gradebook's name for the student, as grade-class makes it from the folder's name.
+        student = class_submissions.find(subs)[0].student
         out = self.work / "class"
         for old in (out / "gradebook.csv", out / "feedback", out / "class-report.md", out / "work" / "students"):
             _remove(old)
         cmd = [sys.executable, str(self.checkout / "workbook"), "grade-class", str(subs), "--out", str(out),
                "--course", str(self.course), "--assignment", f"s{section.replace('.', '_')}", "--fresh", "--jobs", "1"]
-        results = out / "work" / "students" / submitter / "results.json"
+        results = out / "work" / "students" / student / "results.json"
         log = self.work / "logs" / f"grade-class-{entry.name if entry else 'stub-' + section}.log"
         log.parent.mkdir(exist_ok=True)
 
         def leak_files():
             return [log, results, out / "gradebook.csv", out / "class-report.md"] + \
                 sorted((out / "feedback").glob("*")) + sorted((out / "work" / "students").rglob("*.xml"))
-        return self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _class_score, leak_files,
-                               adopt=entry is None)
+        outcome = self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _class_score,
+                                  leak_files, adopt=entry is None)
+        for cell in _formula_cells(out / "gradebook.csv")[:3]:
+            outcome.problems.append(f"gradebook.csv holds {cell!r}, which a spreadsheet runs as a formula")
+        return outcome
 
     # ------------------------------------------------------------ mode: autograder
 
