@@ -13,7 +13,12 @@
 # -fno-builtin-mem*: clang would turn a zeroing or copying loop into llvm.memset/memcpy, whose
 # accesses the instrumentation never sees (and the validator refuses).
 # -UNDEBUG: a kernel's assert() is a student's debugging aid, on in every build type.
+# -fsanitize=array-bounds,integer-divide-by-zero: the compiler checks an index against an array it
+# knows the size of, and a divisor against 0, and calls the runtime's handlers
+# (grader/cpu/ubsan_handlers.cpp) before the access or the division: a write past a local array is
+# named, and a division by zero is the same on x86-64 (a trap) and aarch64 (none).
 set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores
+    -fsanitize=array-bounds,integer-divide-by-zero -fsanitize-recover=array-bounds,integer-divide-by-zero
     -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove -UNDEBUG)
 set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
 set(HALO_TEST_TIMEOUT 120)

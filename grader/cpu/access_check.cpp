@@ -7,12 +7,20 @@
 //   constant  inside the linker section holding every __constant__ variable
 //   local     on the running fiber's stack
 //   shared    in the executable's static TLS block, where __shared__ variables live
-//   host      anything else (counted, not judged)
+//   host      anything else (counted, not judged; never stored to)
+//
+// Whether an access is the kernel's at all comes from the stack pointer (code_context.hpp), never
+// from state a kernel could write: on the main thread's stack it is the kernel file's host code,
+// which may store only into live frames of that stack; anywhere else it must be a CUDA thread on
+// its own fiber stack, or the worker stops.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "execution.hpp"
+#include "halo/cpu/code_context.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -88,11 +96,55 @@ void check_access(Worker* w, const void* p, unsigned size, bool store, const voi
   });
 }
 
+// The worker cannot go on: instrumented code ran where no CUDA thread runs, or the kernel file's
+// host code stored outside its stack. Said on stderr, which the judge shows with the worker's end.
+[[noreturn]] __attribute__((cold)) void stop_worker(const char* why, uintptr_t a, const void* pc) {
+  char line[320];
+  const int n = std::snprintf(line, sizeof line, "halo: %s (address 0x%lx, code at %p): the worker stops\n", why,
+                              static_cast<unsigned long>(a), pc);
+  if (n > 0) (void)!write(2, line, size_t(n) < sizeof line ? size_t(n) : sizeof line - 1);
+  _exit(70);
+}
+
+// The kernel file's host code (a launch configuration, a copy to constant memory) may read
+// anything, and store into live frames of the main thread's stack only: its own variables and the
+// grader's that it was handed (dim3* grid). Everything else it reaches through the runtime API,
+// which checks it (cuda_runtime.cpp).
+HALO_CALLBACK_CODE void check_host_access(uintptr_t a, unsigned size, bool store, uintptr_t sp, const void* pc) {
+  if (store && !(a >= sp && a + size <= host_stack_hi() && a + size > a))
+    stop_worker("a host function of the kernel file wrote outside its own stack", a, pc);
+}
+
 inline void on_access(const void* p, unsigned size, bool store, const void* pc) {
+  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (on_host_stack(sp)) return check_host_access(reinterpret_cast<uintptr_t>(p), size, store, sp, pc);
   Worker* w = tls_worker;
-  if (!w || !w->in_fiber) return;
+  if (!w || !w->in_fiber || sp - w->stack_lo >= w->stack_hi - w->stack_lo)
+    stop_worker("instrumented code ran outside every CUDA thread", reinterpret_cast<uintptr_t>(p), pc);
   w->access_pc = pc;
   check_access(w, p, size, store, pc);
+}
+
+// A store into the running thread's stack lands in a live frame of the kernel: not on a frame
+// record (the saved frame pointer and return address every kernel function keeps, -fno-omit-
+// frame-pointer) and not above the kernel's outermost frame, where the grader's launch code and
+// the fiber's entry live. A pointer walked past a local array reaches these first.
+HALO_CALLBACK_CODE void check_local_store(Worker& w, uintptr_t a, unsigned size, const void* pc) {
+  const uintptr_t top = w.current->kernel_caller_frame;
+  constexpr uintptr_t kRecord = 2 * sizeof(void*);
+  uintptr_t f = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  for (int depth = 0; depth < 4096; ++depth) {
+    const uintptr_t next = *reinterpret_cast<const uintptr_t*>(f);
+    const bool outermost = top && next == top;
+    if ((a < f + kRecord && f < a + size) || (outermost && a + size > f + kRecord))
+      refuse(w, DiagnosticKind::out_of_bounds, pc, [&] {
+        return std::string("write to the thread's stack outside its local variables (") +
+               (outermost && a >= f + kRecord ? "the grader's frame above the kernel" : "a saved return address") +
+               "): a pointer walked past the end of a local array?";
+      });
+    if (outermost || next <= f || next - w.stack_lo >= w.stack_hi - w.stack_lo) return;
+    f = next;
+  }
 }
 
 HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
@@ -101,6 +153,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
   LaunchRecord& R = *L.record;
   const size_t b = w->block_linear;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (w->current->local_index.pending) check_local_index(*w, a, store, pc);
 
   const Launch::Zone* zones = L.zones.data();
   const size_t zone_count = L.zones.size();
@@ -149,7 +202,10 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
       !check_constant_access(*w, a, size, store, pc))
     stop_current_thread();
   if (a - L.constant_lo < L.constant_hi - L.constant_lo) space = Space::constant;
-  else if (a - w->stack_lo < w->stack_hi - w->stack_lo) space = Space::local;
+  else if (a - w->stack_lo < w->stack_hi - w->stack_lo) {
+    space = Space::local;
+    if (store) check_local_store(*w, a, size, pc);
+  }
   else if (a - w->tls_lo < w->tls_hi - w->tls_lo) {
     space = Space::shared;
     // Bounds first: an index one past a __shared__ array is named as that, whatever the linker
@@ -186,6 +242,10 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
 HALO_CALLBACK_CODE void check_atomic_access(const void* address, unsigned size, const void* pc) {
   on_access(address, size, false, pc);
   on_access(address, size, true, pc);
+}
+
+HALO_CALLBACK_CODE void check_kernel_read(const void* address, unsigned size, const void* pc) {
+  on_access(address, size, false, pc);
 }
 
 extern "C" char __start_halo_callbacks[] __attribute__((weak));

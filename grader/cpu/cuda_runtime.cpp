@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "execution.hpp"
+#include "halo/cpu/code_context.hpp"
 #include "halo/cpu/cuda_runtime.hpp"
 #include "memory_registry.hpp"
 
@@ -26,18 +27,31 @@ bool device_side_ok(cudaMemcpyKind kind, bool is_destination, const void* p, siz
   return !device || bytes == 0 || reg.contains(p, bytes);
 }
 
+// The kernel file's code may move bytes only into device memory: a copy into host memory (host to
+// host, device to host, or cudaMemcpyDefault, which trusts the pointers) would be a store that no
+// check sees, aimed wherever the file likes. The grader's own copies are not limited.
+bool student_may_write(void* dst, size_t bytes) {
+  return !halo::cpu::student_code_calling() || bytes == 0 || halo::cpu::MemoryRegistry::instance().contains(dst, bytes);
+}
+
+// Inside a kernel the runtime API is host code that a GPU would not compile (no dynamic
+// parallelism here): on the CPU it would write arrays past every check and count.
+bool in_kernel_thread() {
+  return !halo::cpu::on_host_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+}
+
 constexpr size_t kPitchAlignment = 512;  // what current NVIDIA GPUs use for cudaMallocPitch
 
 }  // namespace
 
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
-  if (!ptr) return note(cudaErrorInvalidValue);
+  if (!ptr || in_kernel_thread()) return note(cudaErrorInvalidValue);
   *ptr = halo::cpu::MemoryRegistry::instance().allocate(bytes, 0, 0, 0);
   return note(*ptr ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width_bytes, size_t height) {
-  if (!ptr || !pitch) return note(cudaErrorInvalidValue);
+  if (!ptr || !pitch || in_kernel_thread()) return note(cudaErrorInvalidValue);
   size_t p = (width_bytes + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
   if (p == 0) p = kPitchAlignment;
   *ptr = halo::cpu::MemoryRegistry::instance().allocate(p * height, p, width_bytes, height);
@@ -47,12 +61,14 @@ cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width_bytes, size_
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
+  if (in_kernel_thread()) return note(cudaErrorInvalidDevicePointer);
   return note(halo::cpu::MemoryRegistry::instance().release(ptr) ? cudaSuccess : cudaErrorInvalidDevicePointer);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   if (!valid_kind(kind)) return note(cudaErrorInvalidMemcpyDirection);
   if (bytes && (!dst || !src)) return note(cudaErrorInvalidValue);
+  if (in_kernel_thread() || !student_may_write(dst, bytes)) return note(cudaErrorInvalidValue);
   if (!device_side_ok(kind, true, dst, bytes) || !device_side_ok(kind, false, src, bytes))
     return note(cudaErrorInvalidValue);
   if (bytes) std::memmove(dst, src, bytes);
@@ -67,12 +83,14 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   size_t dst_span = dpitch * (height - 1) + width_bytes, src_span = spitch * (height - 1) + width_bytes;
   if (!dst || !src || !device_side_ok(kind, true, dst, dst_span) || !device_side_ok(kind, false, src, src_span))
     return note(cudaErrorInvalidValue);
+  if (in_kernel_thread() || !student_may_write(dst, dst_span)) return note(cudaErrorInvalidValue);
   for (size_t row = 0; row < height; ++row)
     std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width_bytes);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
+  if (in_kernel_thread()) return note(cudaErrorInvalidValue);
   if (bytes && !halo::cpu::MemoryRegistry::instance().contains(ptr, bytes)) return note(cudaErrorInvalidValue);
   if (bytes) std::memset(ptr, value, bytes);
   return cudaSuccess;
@@ -140,11 +158,23 @@ namespace halo::cpu {
 
 cudaError_t record_error(cudaError_t error) { return note(error); }
 
+extern "C" char __start_halo_constant[] __attribute__((weak));
+extern "C" char __stop_halo_constant[] __attribute__((weak));
+
+bool in_constant_section(const void* p, size_t bytes) {
+  const auto a = reinterpret_cast<uintptr_t>(p), lo = reinterpret_cast<uintptr_t>(__start_halo_constant),
+             hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
+  return a >= lo && a <= hi && bytes <= hi - a;
+}
+
 cudaError_t copy_to_symbol(void* symbol, size_t symbol_bytes, const void* src, size_t count, size_t offset,
                            cudaMemcpyKind kind) {
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return note(cudaErrorInvalidMemcpyDirection);
   if (offset > symbol_bytes || count > symbol_bytes - offset || (count && !src)) return note(cudaErrorInvalidValue);
+  // The dialect passes a __constant__ variable and its size; a call written by hand could pass
+  // any address: only the constant section may be written, and only from host code.
+  if (in_kernel_thread() || !in_constant_section(symbol, symbol_bytes)) return note(cudaErrorInvalidSymbol);
   if (count) std::memcpy(static_cast<char*>(symbol) + offset, src, count);
   return cudaSuccess;
 }
@@ -154,6 +184,8 @@ cudaError_t copy_from_symbol(void* dst, const void* symbol, size_t symbol_bytes,
   if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return note(cudaErrorInvalidMemcpyDirection);
   if (offset > symbol_bytes || count > symbol_bytes - offset || (count && !dst)) return note(cudaErrorInvalidValue);
+  if (in_kernel_thread() || !in_constant_section(symbol, symbol_bytes)) return note(cudaErrorInvalidSymbol);
+  if (!student_may_write(dst, count)) return note(cudaErrorInvalidValue);
   if (count) std::memcpy(dst, static_cast<const char*>(symbol) + offset, count);
   return cudaSuccess;
 }

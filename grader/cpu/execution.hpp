@@ -72,6 +72,18 @@ struct FiberSlot {
   int barrier_line = 0;
   unsigned barriers_passed = 0;  // __syncthreads() calls this thread has made
   uint64_t accesses = 0;         // memory accesses this thread has made (Launch::access_limit)
+  // The frame of the grader's code that called the kernel (halo::launch's call, launch.hpp): the
+  // kernel's own frames lie below it, and a kernel never stores at or above it.
+  uintptr_t kernel_caller_frame = 0;
+  // An index the compiler's bounds check found outside its array (ubsan_handlers.cpp), waiting for
+  // the access it guards, which tells a read from a write and a local array from the others.
+  struct LocalIndex {
+    bool pending = false;
+    int64_t index = 0;
+    uint64_t count = 0;       // elements of the array type
+    const char* file = nullptr;
+    uint32_t line = 0, column = 0;
+  } local_index;
 };
 
 struct Worker {
@@ -180,6 +192,11 @@ template <class Describe>
 void raise_diagnostic_with(Worker& w, DiagnosticKind kind, const void* pc, Describe describe);
 void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc);
 
+// Raises the out-of-bounds diagnostic of a pending local index (FiberSlot::local_index) when the
+// access it guards, at `address`, is in the thread's stack; forgets it otherwise (a __shared__ or
+// __constant__ array, whose own checks name the access).
+void check_local_index(Worker& w, uintptr_t address, bool store, const void* pc);
+
 // The shared-memory checks of one access (races, uninitialised reads).
 void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
 
@@ -193,6 +210,9 @@ void poison_shared_variables(const Worker& w);
 // An atomic operation's access (atomics.cpp), checked and counted as a load and a store of the
 // running CUDA thread before it happens; `pc` is the kernel's return address.
 void check_atomic_access(const void* address, unsigned size, const void* pc);
+// A read the runtime makes for the running CUDA thread through a pointer the kernel chose (a
+// string printf prints), checked and counted as the kernel's own load of `size` bytes.
+void check_kernel_read(const void* address, unsigned size, const void* pc);
 
 // What the kernel prints (kernel_output.cpp): cleared as a launch starts, kept in its record
 // (in thread order, capped) as it ends.

@@ -407,6 +407,11 @@ void total_up(LaunchRecord& r) {
 
 [[noreturn]] void stop_current_thread() { yield_for_good(Yield::stopped); }
 
+void note_kernel_caller_frame(void* frame) {
+  Worker* w = tls_worker;
+  if (w && w->current) w->current->kernel_caller_frame = reinterpret_cast<uintptr_t>(frame);
+}
+
 uint3 thread_index() { return tls_worker ? tls_worker->thread_idx : uint3{}; }
 uint3 block_index() { return tls_worker ? tls_worker->block_idx : uint3{}; }
 dim3 block_dim() { return tls_worker ? tls_worker->launch->block : dim3{}; }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "halo/cpu/code_context.hpp"
 #include "execution.hpp"
 #include "halo/tile_barrier.hpp"
 #include "source_lines.hpp"
@@ -24,7 +25,8 @@ namespace {
 constexpr uint32_t kPoison = 0x7FC0DEADu;  // the same quiet NaN as unwritten shared memory
 
 Worker& worker() { return *tls_worker; }
-bool in_kernel() { return tls_worker && tls_worker->in_fiber; }
+// A CUDA thread is calling: decided by the stack it runs on (code_context.hpp), not by a flag.
+bool in_kernel() { return tls_worker && !on_host_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0))); }
 
 // Raises a diagnostic of the copy engine's rules; `describe` builds its sentence only when it is
 // kept (every thread of a block may break the same rule).
@@ -168,6 +170,7 @@ void copy_tile_async(float* stage, const TensorMap& map, int col, int row, TileB
   if (!in_kernel()) return;
   Worker& w = worker();
   Launch& L = *w.launch;
+  check_kernel_read(&map, sizeof map, pc);  // the kernel's reference: its fields are read below
   if (++w.current->accesses > L.access_limit)
     refuse(w, pc, [&] { return std::string("too many tensor copies issued by one thread"); });
   Worker::TileBarrierState* s = state_of(w, b);

@@ -111,3 +111,23 @@ __global__ void warp_shuffles_and_votes(const float* in, int n, float* sums, flo
     votes[2 * warp + 1] = all_set;
   }
 }
+
+// A local array indexed past its end, and a pointer walked from it over the thread's stack: named
+// before the store happens (issue 32, item 1), whatever the stack holds there.
+__global__ void local_array_index(float* out, int index) {
+  float acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = float(j);
+  acc[index] = 1.0f;
+  out[threadIdx.x] = acc[threadIdx.x % 8];
+}
+
+__global__ void local_pointer_walk(float* out, int step) {
+  float acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = float(j);
+  float* p = acc;
+  p[step] = 1.0f;
+  out[threadIdx.x] = acc[threadIdx.x % 8];
+}
+
+// An integer division by a run-time zero: a trap on x86-64, 0 on aarch64; named the same on both.
+__global__ void divide_by(int* out, int d) { out[threadIdx.x] = int(threadIdx.x) / d; }

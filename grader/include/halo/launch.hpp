@@ -41,7 +41,11 @@ cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, DynamicShar
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   return cudaDeviceSynchronize();
 #else
-  auto call = [&] { kernel(args...); };
+  auto call = [&] {
+    cpu::note_kernel_caller_frame(__builtin_frame_address(0));
+    kernel(args...);
+    asm volatile("" ::: "memory");  // not a tail call: the kernel's frame record points at this frame
+  };
   cpu::KernelBody body{&call, [](void* self) { (*static_cast<decltype(call)*>(self))(); }};
   return cpu::run_grid(grid, block, body, shared.bytes);
 #endif

@@ -14,6 +14,10 @@ struct KernelBody {
   void operator()() const { invoke(object); }
 };
 
+// Called by halo::launch's CPU call of the kernel with its own frame address, just before the call:
+// the boundary above which a kernel's stores never land (access_check.cpp).
+void note_kernel_caller_frame(void* frame);
+
 // Validates the configuration like the CUDA runtime (cudaErrorInvalidConfiguration for an
 // empty grid or more than 1024 threads per block), runs every block, and returns the
 // launch's error; the measurements are in last_launch().
