@@ -192,9 +192,8 @@ template <class Describe>
 void raise_diagnostic_with(Worker& w, DiagnosticKind kind, const void* pc, Describe describe);
 void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc);
 
-// Raises the out-of-bounds diagnostic of a pending local index (FiberSlot::local_index) when the
-// access it guards, at `address`, is in the thread's stack; forgets it otherwise (a __shared__ or
-// __constant__ array, whose own checks name the access).
+// Raises the out-of-bounds diagnostic of a pending local index (FiberSlot::local_index) unless the
+// access it guards, at `address`, is in shared or constant memory, whose own checks name it.
 void check_local_index(Worker& w, uintptr_t address, bool store, const void* pc);
 
 // The shared-memory checks of one access (races, uninitialised reads).

@@ -105,16 +105,23 @@ std::string array_name_at(const char* file, uint32_t line, uint32_t column) {
 void check_local_index(Worker& w, uintptr_t address, bool store, const void* pc) {
   FiberSlot::LocalIndex pending = w.current->local_index;
   w.current->local_index = {};
-  if (address - w.stack_lo >= w.stack_hi - w.stack_lo) return;
+  // A __shared__ or __constant__ array: its own checks name the access. Otherwise the access is
+  // into the thread's stack, or the compiler dropped it (an index it knows is out of bounds is
+  // undefined behaviour) and this is the next one: the index is named either way.
+  const Launch& L = *w.launch;
+  const bool shared = address - w.tls_lo < w.tls_hi - w.tls_lo;
+  const bool constant = address - L.constant_lo < L.constant_hi + kConstantSlackBytes - L.constant_lo;
+  if (shared || constant) return;
   raise_diagnostic_with(w, DiagnosticKind::out_of_bounds, pc, [&](Diagnostic&) {
-    std::string name = array_name_at(pending.file, pending.line, pending.column);
-    const std::string shown = name.empty() ? std::string("the local array") : name;
+    // The name when the source can be read here (the sandboxed worker may not see it): "acc[8],
+    // outside acc[0..7]"; otherwise "element [8], outside [0..7]" with the line to find it by.
+    const std::string name = array_name_at(pending.file, pending.line, pending.column);
     const std::string range = pending.count ? "[0.." + std::to_string(pending.count - 1) + "] (" +
                                                   std::to_string(pending.count) +
                                                   (pending.count == 1 ? " element)" : " elements)")
                                             : std::string();
-    return std::string(store ? "write of " : "read of ") + shown + "[" + std::to_string(pending.index) +
-           "], outside " + shown + range + ", local array";
+    return std::string(store ? "write of " : "read of ") + (name.empty() ? "element " : name) + "[" +
+           std::to_string(pending.index) + "], outside " + name + range + ", local array";
   });
   stop_current_thread();
 }

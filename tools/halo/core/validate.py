@@ -51,7 +51,8 @@ GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
 # HALO_KERNEL_FLAGS of grader/cmake/HaloSections.cmake: the IR is validated as it is built.
 KERNEL_FLAGS = ["-O1", "-g", "-gdwarf-4", "-fno-omit-frame-pointer",
                 "-fsanitize-coverage=func,trace-loads,trace-stores",
-                "-fno-builtin-memset", "-fno-builtin-memcpy", "-fno-builtin-memmove", "-UNDEBUG"]
+                "-fsanitize=array-bounds,integer-divide-by-zero",
+                "-fsanitize-recover=array-bounds,integer-divide-by-zero", "-fno-builtin-memset", "-fno-builtin-memcpy", "-fno-builtin-memmove", "-UNDEBUG"]
 # Debug info never changes the code LLVM generates, and line tables are all the findings need:
 # with them the IR of the 7.9 kernel is 1.2 MB instead of 6 MB, and compiles in half the time.
 VALIDATION_FLAGS = [*KERNEL_FLAGS, "-gline-tables-only"]
@@ -118,6 +119,12 @@ WHY = {
               "their accesses, which compiler builtins would hide",
     "vla": "a local array's size must be known at compile time, as on a GPU; a large one could overflow "
            "the thread's stack",
+    "literal": "the text a kernel prints or asserts must be written in the call, as a string literal: the "
+               "grader reads no memory a kernel did not load itself",
+    "printf": "a kernel's printf prints values (%d %i %u %o %x %X %c %f %e %g %a %p, %s with a literal): a "
+              "conversion that stores or reads elsewhere would work behind the grader's checks",
+    "build": "the grader compiles one build of the file for both the CPU and the GPU, and grades it once: "
+             "code that tells them apart would be graded on one and run on the other",
 }
 
 
@@ -186,6 +193,12 @@ FORBIDDEN_PREFIXES = (("__sanitizer", "callback"), ("__sancov", "callback"), ("_
                       ("__libc_", "internal"), ("__gxx_", "internal"), ("__asan", "internal"),
                       ("__tsan", "internal"), ("__msan", "internal"), ("__ubsan", "internal"),
                       ("__llvm", "internal"), ("__dso_handle", "internal"), ("_GLOBAL__", "internal"))
+# Macros and operators that tell the CPU build (clang, x86-64 or aarch64) from the GPU build (nvcc,
+# its host compiler, the device): a file that branches on them is graded on one build and runs on
+# the other. The grader's own headers may use them; a kernel file may not (issue 32, item 3).
+_BUILD_TELLING = re.compile(r"__(?:CUDA|NVCC|NVCOMPILER|clang|llvm|GNUC|GNUG|has_|is_identifier|x86|amd64|i386|"
+                            r"aarch64|arm|ARM_|SSE|AVX|FMA__|AMDGCN|HIP|SYCL|INTEL)\w*|HALO_(?:CPU|CUDA|BACKEND)\w*")
+
 # The __builtin_ functions a kernel may use (math, bit counting, hints); others (memcpy,
 # trap, frame_address, ...) are refused.
 _ALLOWED_BUILTIN = re.compile(
@@ -435,6 +448,8 @@ def validate_source(path: Path, text: str) -> list[Finding]:
         elif (not member and text_ in FORBIDDEN_CALLS and nxt is not None and nxt.text == "("
               and (text_ not in declared or _library_qualified(toks, i))):
             add(t, text_, FORBIDDEN_CALLS[text_])
+        elif not member and _BUILD_TELLING.fullmatch(text_):
+            add(t, text_, "build")
         elif not member:
             for prefix, why in FORBIDDEN_PREFIXES:
                 if text_.startswith(prefix):
@@ -498,7 +513,19 @@ _MATH = ("sqrt cbrt fabs fmin fmax fma exp exp2 expm1 exp10 log log2 log10 log1p
 LIBC_FUNCTIONS = frozenset([f + s for f in _MATH for s in ("", "f")] + [
     "abs", "labs", "llabs", "printf", "puts", "putchar",  # printf("text\n") is compiled to puts
     "__assert_fail", "__gxx_personality_v0", "_Unwind_Resume"])
-ALLOWED_FUNCTIONS = DIALECT_FUNCTIONS | RUNTIME_API_FUNCTIONS | LIBC_FUNCTIONS
+# The handlers of the compiler's bounds and division checks (HALO_KERNEL_FLAGS' -fsanitize=...,
+# grader/cpu/ubsan_handlers.cpp). A source cannot name them (the __ubsan prefix is refused, and so
+# are asm labels): every call of one is the compiler's.
+SANITIZER_HANDLERS = frozenset({"__ubsan_handle_out_of_bounds", "__ubsan_handle_divrem_overflow"})
+ALLOWED_FUNCTIONS = DIALECT_FUNCTIONS | RUNTIME_API_FUNCTIONS | LIBC_FUNCTIONS | SANITIZER_HANDLERS
+# The functions that read strings through their arguments: each such argument must be a string
+# literal of the file (a private constant), so that the runtime reads no memory the kernel chose
+# (grader/cpu/kernel_output.cpp checks those reads too) and printf's format can be read here.
+_LITERAL_ARGUMENTS = {"printf": 1, "puts": 1, "__assert_fail": 2}
+# printf conversions a kernel may use: each takes its argument by value but %s (a literal or a
+# checked read). %n stores through its argument; %m, positional ($) and the rest are refused.
+_PRINTF_CONVERSION = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?"
+                                r"(?P<length>hh|h|ll|l|j|z|t|L)?(?P<conversion>[diouxXcfFeEgGaAsp%])")
 # The runtime's variables the dialect refers to: the block's dynamic shared memory, which every
 # `extern __shared__` array names (tools/halo/core/extern_shared.py).
 DIALECT_GLOBALS = frozenset({"halo_dynamic_shared_memory"})
@@ -1039,7 +1066,7 @@ class _IrCheck:
                 self.used.add(r)
                 if dbg is not None:
                     self.first_use.setdefault(r, dbg)
-            if "!nosanitize" in text:
+            if "!nosanitize" in text and _uninstrumented_access(text):
                 self.add(at, "an uninstrumented access (!nosanitize)", "instrument")
             if "asm" in text and _ASM.search(text):
                 self.add(at, "inline asm", "asm")
@@ -1149,6 +1176,20 @@ class _IrCheck:
             elif not name.startswith(_ALLOWED_INTRINSICS):
                 self.add(at, "the intrinsic " + re.sub(r"(\.(p0)?[ifv]\d+\w*)+$", "", name), "intrinsic")
             return
+        if name in SANITIZER_HANDLERS:
+            return  # the compiler's (it may merge two into one, its data chosen by a phi)
+        if name in _LITERAL_ARGUMENTS:
+            for arg in args[:_LITERAL_ARGUMENTS[name]]:
+                text = self.literal(arg)
+                if text is None:
+                    self.add(at, f"{name} with a string that is not a literal", "literal")
+                elif name == "printf":
+                    bad = _printf_refusal(text)
+                    if bad:
+                        self.add(at, f"printf with {bad}", "printf")
+            if len(args) < _LITERAL_ARGUMENTS[name] or through_cast:
+                self.add(at, f"{name} with a string that is not a literal", "literal")
+            return
         m = _SANCOV.fullmatch(name)
         if m:
             # SanitizerCoverage inserts its callback straight before the access it announces, on
@@ -1164,6 +1205,22 @@ class _IrCheck:
                     None not in self.root(fn, arg) and self.root(fn, arg) == self.root(fn, pointer)))
             if not ok:
                 self.add(at, name, "callback")
+
+    def literal(self, arg):
+        """The text of a string literal an argument points at (a private constant array of i8,
+        from its start), or None."""
+        refs = _GREF.findall(arg)
+        if len(refs) != 1 or not re.search(r"getelementptr inbounds \(\[\d+ x i8\], \[\d+ x i8\]\* @" +
+                                           re.escape(refs[0]) + r", i64 0, i64 0\)$", arg.strip()):
+            return None
+        g = self.m.globals.get(_unquote(refs[0]))
+        if not g or g[0] != "constant" or g[1] != "private":
+            return None
+        m = re.search(r'c"((?:[^"\\]|\\.)*)"', g[2])
+        if not m:
+            return None
+        raw = re.sub(r"\\([0-9A-Fa-f]{2})", lambda h: chr(int(h.group(1), 16)), m.group(1))
+        return raw.split("\0", 1)[0]
 
     def uncast(self, fn, value):
         """The pointer a callback's argument was cast from (as the instrumentation casts it)."""
@@ -1221,6 +1278,37 @@ def _demangle(name):
         return subprocess.run(["c++filt", name], capture_output=True, text=True, timeout=10).stdout.strip() or name
     except (OSError, subprocess.SubprocessError):
         return name
+
+
+def _uninstrumented_access(text):
+    """Whether an instruction marked !nosanitize touches memory: the compiler's own checks
+    (compare, branch, extend, a call of a sanitizer handler) carry the mark and touch none."""
+    body = text.split(" = ", 1)[1] if _LOCAL_DEF.match(text) else text.strip()
+    op = body.split(" ", 1)[0]
+    if op in ("call", "tail", "notail", "musttail"):
+        called = _DIRECT_CALLEE.search(body)
+        return not (called and _unquote(called.group(1)[1:]) in SANITIZER_HANDLERS)
+    return op in ("load", "store", "atomicrmw", "cmpxchg", "invoke", "callbr") or "asm" in body
+
+
+def _printf_refusal(fmt):
+    """Why a printf format may not be used in a kernel, or "" (the runtime checks the same)."""
+    k = 0
+    while True:
+        k = fmt.find("%", k)
+        if k < 0:
+            return ""
+        m = _PRINTF_CONVERSION.match(fmt, k)
+        if not m:
+            rest = fmt[k + 1:k + 8]
+            if re.match(r"[-+ #0]*\d*(\.\d*)?(hh|h|ll|l|j|z|t|L)?n", rest):
+                return "%n (it stores through its argument)"
+            if re.match(r"\d+\$", rest):
+                return "a positional argument ($)"
+            return "the conversion %" + rest[:3] + " (not one a kernel's printf prints)"
+        if m.group("length") == "l" and m.group("conversion") == "s":
+            return "%ls (wide strings)"
+        k = m.end()
 
 
 def validate_ir(path: Path, ir_text: str, allowed_functions: set[str] = ALLOWED_FUNCTIONS, *,
