@@ -24,6 +24,7 @@ RUNTIME_TARGETS = ["test_cpu_runtime", "test_cpu_dialect", "test_cpu_tile_copy",
                    "test_worker_process"]
 # Tests that run no program of the target, or need a GPU.
 EXCLUDED_LABELS = "^(answers|gpu|nvcc|bench|redteam|course|student|sanitizer)$"
+TIMEOUT_SCALE = 4
 
 
 def _sid(section):
@@ -96,7 +97,10 @@ def run(root, arch_name, sections=None, build_dir=None):
         return 1
     report_dir = build_dir / "report"
     shutil.rmtree(report_dir, ignore_errors=True)
-    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir))
+    # qemu-user runs the target's code several times slower than the host runs its own: the
+    # tools' wall-clock limits on a test binary grow by this much (CPU-time limits of a launch
+    # are the runtime's, measured in the emulated process, and stay as they are).
+    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_TIMEOUT_SCALE=str(TIMEOUT_SCALE))
     cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", build.jobs(), "--no-tests=error", "--output-on-failure",
            *ctest_selection(sections)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
