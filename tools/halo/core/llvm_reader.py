@@ -17,6 +17,7 @@ The facts, as plain Python values so that the two readers' can be compared with 
 """
 from __future__ import annotations
 
+import ast
 import ctypes
 import functools
 import glob
@@ -24,6 +25,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 # llvm-c/Core.h's LLVMOpcode (stable by contract: "External users depend on these values").
 OPCODES = {
@@ -46,6 +48,8 @@ BAD_ATTRIBUTES = ("nosanitize_coverage", "disable_sanitizer_instrumentation", "n
 _FUNCTION_INDEX = 0xFFFFFFFF  # LLVMAttributeFunctionIndex
 _VOID, _STRUCT = 0, 10        # LLVMTypeKind
 _ACCESS_VALUE_OPERAND = {"store": 0, "atomicrmw": 1, "cmpxchg": 1}
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
+_UNAVAILABLE = 4  # the child's exit status when there is no LLVM to load
 
 
 class ReaderUnavailable(Exception):
@@ -112,7 +116,7 @@ def _bind(lib):
         "LLVMCountStructElementTypes": ([P], U), "LLVMGetIntrinsicID": ([P], U),
     }
     for kind in ("InlineAsm", "GlobalValue", "Function", "ConstantExpr", "ConstantInt", "Constant",
-                 "Argument", "Instruction", "BasicBlock"):
+                 "Argument", "Instruction", "BasicBlock", "MDNode", "MDString"):
         sigs[f"LLVMIsA{kind}"] = ([P], P)
     for name, (args, res) in sigs.items():
         f = getattr(lib, name)
@@ -141,10 +145,11 @@ class ParseError(Exception):
     """LLVM's parser or verifier rejected the text."""
 
 
-def facts(ir_text: str, type_names=(), clang=None) -> dict:
+def facts_in_this_process(ir_text: str, type_names=(), clang=None) -> dict:
     """The validator's facts of a module, as LLVM reads `ir_text` (with the layout of each
     named struct in `type_names`, names without the %: LLVM's C API cannot list them). Raises ParseError when LLVM
-    rejects it, ReaderUnavailable when there is no LLVM to ask."""
+    rejects it, ReaderUnavailable when there is no LLVM to ask. LLVM ends the process on some
+    malformed text ("LLVM ERROR: ..."): call facts() unless that is what you want."""
     L = load(clang)
     ctx = L.LLVMContextCreate()
     try:
@@ -168,6 +173,25 @@ def facts(ir_text: str, type_names=(), clang=None) -> dict:
         L.LLVMContextDispose(ctx)
 
 
+def facts(ir_text: str, type_names=(), clang=None, timeout=300) -> dict:
+    """facts_in_this_process, run in a child process: LLVM's parser ends the whole process on
+    some malformed text (report_fatal_error), which must refuse one file, not stop the grader.
+    Raises ParseError when LLVM rejects the text or stops, ReaderUnavailable as above."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, "-m", "halo.core.llvm_reader", *(["--clang", clang] if clang else []), "--", *type_names]
+    try:
+        r = subprocess.run(cmd, input=ir_text.encode("utf-8", "surrogateescape"), capture_output=True,
+                           env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ParseError(f"LLVM did not read the module within {timeout} s")
+    err = r.stderr.decode("utf-8", "replace").strip()
+    if r.returncode == _UNAVAILABLE:
+        raise ReaderUnavailable(err)
+    if r.returncode != 0:
+        raise ParseError(err.splitlines()[-1] if err else f"LLVM's reader stopped (status {r.returncode})")
+    return ast.literal_eval(r.stdout.decode("utf-8", "surrogateescape"))
+
+
 def _message(L, msg):
     text = ctypes.string_at(msg.value).decode("utf-8", "replace") if msg.value else "(no message)"
     if msg.value:
@@ -189,11 +213,28 @@ class _Walk:
         self.nosanitize = L.LLVMGetMDKindIDInContext(ctx, b"nosanitize", len(b"nosanitize"))
         self.attr_kinds = {a: L.LLVMGetEnumAttributeKindForName(a.encode(), len(a)) for a in BAD_ATTRIBUTES}
         self.slots = {}  # this function's unnamed values -> their number, as LLVM's printer numbers them
+        self.global_slots = self.number_globals()
 
     def name(self, v):
         n = ctypes.c_size_t()
         p = self.L.LLVMGetValueName2(v, ctypes.byref(n))
         return ctypes.string_at(p, n.value).decode("utf-8", "surrogateescape") if p else ""
+
+    def gname(self, g):
+        """A global value as the IR text names it: its name, or N of @N for an unnamed one."""
+        return self.name(g) or str(self.global_slots.get(g, "?"))
+
+    def number_globals(self):
+        """LLVM's printer numbers unnamed global variables, then aliases, ifuncs and functions."""
+        L, mod, slots = self.L, self.mod, {}
+        for first, nxt in ((L.LLVMGetFirstGlobal, L.LLVMGetNextGlobal),
+                           (L.LLVMGetFirstGlobalAlias, L.LLVMGetNextGlobalAlias),
+                           (L.LLVMGetFirstGlobalIFunc, L.LLVMGetNextGlobalIFunc),
+                           (L.LLVMGetFirstFunction, L.LLVMGetNextFunction)):
+            for g in _chain(first(mod), nxt):
+                if not self.name(g):
+                    slots[g] = len(slots)
+        return slots
 
     def local(self, v):
         """A local value as the IR text names it: %name, or %N for an unnamed one."""
@@ -211,7 +252,7 @@ class _Walk:
         out = {"module_asm": n.value > 0, "functions": {}, "globals": {}, "types": {}}
         for f in _chain(L.LLVMGetFirstFunction(mod), L.LLVMGetNextFunction):
             defined = not L.LLVMIsDeclaration(f)
-            out["functions"][self.name(f)] = {
+            out["functions"][self.gname(f)] = {
                 "defined": defined, "linkage": LINKAGES.get(L.LLVMGetLinkage(f), "?"),
                 "section": self.section(f) if defined else None,
                 "bad_attrs": sorted(a for a, k in self.attr_kinds.items()
@@ -223,7 +264,7 @@ class _Walk:
             init = None if declaration else L.LLVMGetInitializer(g)
             constant = bool(L.LLVMIsGlobalConstant(g))
             vt = L.LLVMGlobalGetValueType(g)
-            out["globals"][self.name(g)] = {
+            out["globals"][self.gname(g)] = {
                 "kind": "constant" if constant else "global", "linkage": LINKAGES.get(L.LLVMGetLinkage(g), "?"),
                 "declaration": declaration, "section": self.section(g),
                 "refs": sorted(self.refs(init)) if init else [],
@@ -235,7 +276,7 @@ class _Walk:
                                           L.LLVMGetGlobalIFuncResolver)):
             for a in _chain(first(mod), nxt):
                 t = target(a)
-                out["globals"][self.name(a)] = {
+                out["globals"][self.gname(a)] = {
                     "kind": kind, "linkage": LINKAGES.get(L.LLVMGetLinkage(a), "?"), "declaration": False,
                     "section": None, "refs": sorted(self.refs(t)) if t else [], "size": None}
         return out
@@ -258,7 +299,7 @@ class _Walk:
             return set()
         seen.add(v)
         if L.LLVMIsAGlobalValue(v):
-            return {self.name(v)}
+            return {self.gname(v)}
         if not L.LLVMIsAConstant(v):
             return set()
         out = set()
@@ -271,7 +312,9 @@ class _Walk:
         or "const" for any other constant."""
         L = self.L
         if L.LLVMIsAGlobalValue(v):
-            return "@" + self.name(v)
+            return "@" + self.gname(v)
+        if L.LLVMIsAMDNode(v) or L.LLVMIsAMDString(v):
+            return "metadata"
         if L.LLVMIsAConstantInt(v):
             return str(L.LLVMConstIntGetSExtValue(v))
         if L.LLVMIsAConstant(v):
@@ -318,11 +361,11 @@ class _Walk:
         if L.LLVMIsAInlineAsm(callee):
             return ("asm", "", ())
         if L.LLVMIsAGlobalValue(callee):
-            return ("direct", self.name(callee), args)
+            return ("direct", self.gname(callee), args)
         if L.LLVMIsAConstantExpr(callee) and L.LLVMGetConstOpcode(callee) == 41:  # bitcast
             inner = L.LLVMGetOperand(callee, 0)
             if L.LLVMIsAGlobalValue(inner):
-                return ("cast", self.name(inner), ())
+                return ("cast", self.gname(inner), ())
         return ("indirect", "", ())
 
     def instruction(self, inst, op, call):
@@ -342,3 +385,24 @@ class _Walk:
                       * L.LLVMConstIntGetSExtValue(count)) if L.LLVMIsAConstantInt(count) else "variable"
         return (lhs, op, call, tuple(sorted(refs)), bool(L.LLVMGetMetadata(inst, self.nosanitize)),
                 size, pointer, alloca)
+
+
+def main(argv) -> int:
+    """The child of facts(): IR on stdin, the facts (a Python literal) on stdout."""
+    clang = argv[argv.index("--clang") + 1] if "--clang" in argv else None
+    type_names = argv[argv.index("--") + 1:] if "--" in argv else []
+    text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    try:
+        out = facts_in_this_process(text, type_names, clang)
+    except ReaderUnavailable as e:
+        print(e, file=sys.stderr)
+        return _UNAVAILABLE
+    except ParseError as e:
+        print(e, file=sys.stderr)
+        return 3
+    sys.stdout.buffer.write(repr(out).encode("utf-8", "surrogateescape"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
