@@ -125,15 +125,22 @@ def _bind(lib):
 
 
 @functools.lru_cache(maxsize=None)
-def load(clang=None):
-    """The bound libLLVM for `clang` (default: the one validate.py compiles with)."""
+def libraries(clang=None) -> tuple:
+    """The libLLVM candidates for `clang` (default: the one validate.py compiles with), worked
+    out once per process and handed to each child."""
     if clang is None:
         from .validate import find_clang
         clang = find_clang()
     if not clang:
         raise ReaderUnavailable("clang++ was not found")
+    return tuple(library_candidates(shutil.which(clang) or clang))
+
+
+@functools.lru_cache(maxsize=None)
+def load(candidates: tuple):
+    """The first of `candidates` that loads, bound."""
     tried = []
-    for candidate in library_candidates(shutil.which(clang) or clang):
+    for candidate in candidates:
         try:
             return _bind(ctypes.CDLL(candidate))
         except (OSError, AttributeError) as e:
@@ -145,12 +152,12 @@ class ParseError(Exception):
     """LLVM's parser or verifier rejected the text."""
 
 
-def facts_in_this_process(ir_text: str, type_names=(), clang=None) -> dict:
+def facts_in_this_process(ir_text: str, type_names=(), candidates=None) -> dict:
     """The validator's facts of a module, as LLVM reads `ir_text` (with the layout of each
     named struct in `type_names`, names without the %: LLVM's C API cannot list them). Raises ParseError when LLVM
     rejects it, ReaderUnavailable when there is no LLVM to ask. LLVM ends the process on some
     malformed text ("LLVM ERROR: ..."): call facts() unless that is what you want."""
-    L = load(clang)
+    L = load(tuple(candidates) if candidates is not None else libraries())
     ctx = L.LLVMContextCreate()
     try:
         data = ir_text.encode("utf-8", "surrogateescape")
@@ -178,7 +185,8 @@ def facts(ir_text: str, type_names=(), clang=None, timeout=300) -> dict:
     some malformed text (report_fatal_error), which must refuse one file, not stop the grader.
     Raises ParseError when LLVM rejects the text or stops, ReaderUnavailable as above."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "halo.core.llvm_reader", *(["--clang", clang] if clang else []), "--", *type_names]
+    libs = [a for lib in libraries(clang) for a in ("--lib", lib)]
+    cmd = [sys.executable, "-m", "halo.core.llvm_reader", *libs, "--", *type_names]
     try:
         r = subprocess.run(cmd, input=ir_text.encode("utf-8", "surrogateescape"), capture_output=True,
                            env=env, timeout=timeout)
@@ -389,11 +397,12 @@ class _Walk:
 
 def main(argv) -> int:
     """The child of facts(): IR on stdin, the facts (a Python literal) on stdout."""
-    clang = argv[argv.index("--clang") + 1] if "--clang" in argv else None
+    own = argv[:argv.index("--")] if "--" in argv else argv
+    candidates = [own[k + 1] for k, a in enumerate(own) if a == "--lib" and k + 1 < len(own)] or None
     type_names = argv[argv.index("--") + 1:] if "--" in argv else []
     text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
     try:
-        out = facts_in_this_process(text, type_names, clang)
+        out = facts_in_this_process(text, type_names, candidates)
     except ReaderUnavailable as e:
         print(e, file=sys.stderr)
         return _UNAVAILABLE
