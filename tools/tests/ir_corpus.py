@@ -1,0 +1,69 @@
+"""Every kernel file the project holds, compiled to IR as validate.py compiles it: the modules on
+which the validator's IR reader is held against LLVM's (test_ir_agreement.py, ir_fuzz.py).
+
+The reference solutions, the stubs as committed, the known-wrong kernels (each a change to a
+solution, grader/wrong/*.toml), the learner corpus and the red team's attempts. A file the
+source layer refuses for an include by absolute path or through a macro is not compiled: the
+validator never compiles it either, and `#include "/dev/zero"` would not end; nor is the red
+team's template bomb. Any other file the
+source layer refuses (<cstdlib>, asm, memcpy, ...) is compiled all the same, for the constructs
+its IR shows: the red team's attempts are mostly such files.
+"""
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from halo.core import validate
+from tests.helpers import REPO_ROOT, scratch_dir, stubs
+
+# An include the source layer refuses that is not a header found by name on the include path.
+# Red-team attempts whose compile is the attack and never ends (the sandboxed compile stops it
+# after its time limit; this test has no sandbox and no clock).
+BOMBS = {"template-bomb"}
+_UNSAFE_INCLUDE = re.compile(r'#(?:include_next|import)\b|#include (?![<"][^/<>"])')
+
+
+def wrong_kernels() -> list[Path]:
+    """The known-wrong kernels, written out as `./workbook check` builds them."""
+    from halo.core.chapter_data import load_chapter
+    from halo.dev import wrong_kernels as wk
+    out_root = scratch_dir("halo-wrong-ir-")
+    files = []
+    for section in load_chapter(REPO_ROOT).sections:
+        for k, wrong in enumerate(wk.load(REPO_ROOT, section)):
+            out = out_root / f"{section.folder}-{k}"
+            wk.write_tree(REPO_ROOT, section, wrong, out)
+            files.append(out / wrong.file)
+    return files
+
+
+def kernel_files() -> dict[str, list[Path]]:
+    """The corpus's kernel files, by where they come from."""
+    return {"solutions": sorted(REPO_ROOT.glob("solutions/*/*.cu")),
+            "exercises": sorted(stubs().glob("*/*.cu")),
+            "wrong": wrong_kernels(),
+            "learners": sorted(REPO_ROOT.glob("grader/learners/**/*.cu")),
+            "redteam": sorted(REPO_ROOT.glob("grader/redteam/**/*.cu"))}
+
+
+def compile_one(path: Path):
+    """(path, IR text) or (path, None) when it is not compiled or does not compile."""
+    found = validate.validate_source(path, path.read_text(errors="replace"))
+    if any(_UNSAFE_INCLUDE.match(f.construct) for f in found):
+        return path, None
+    if BOMBS & set(path.parts):
+        return path, None
+    try:
+        return path, validate.compile_to_ir(path)
+    except validate.CompileError:
+        return path, None
+
+
+def modules(workers: int | None = None) -> dict[str, list[tuple[Path, str | None]]]:
+    """The corpus compiled: origin -> [(kernel file, IR text or None)]."""
+    files = kernel_files()
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:
+        return {origin: list(pool.map(compile_one, paths)) for origin, paths in files.items()}

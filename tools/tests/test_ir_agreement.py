@@ -1,0 +1,71 @@
+"""The validator's IR reader against LLVM's own (halo.core.ir_agreement) on every module the
+project's kernel files make, and a module built to fool the hand reader (the control)."""
+import textwrap
+import unittest
+from pathlib import Path
+
+from halo.core import ir_agreement, llvm_reader, validate
+from tests import ir_corpus
+from tests.helpers import REPO_ROOT
+
+
+def _llvm_available():
+    try:
+        llvm_reader.facts("")
+        return True
+    except (llvm_reader.ReaderUnavailable, llvm_reader.ParseError):
+        return False
+
+
+needs_llvm = unittest.skipUnless(validate.find_clang() and _llvm_available(), "clang++ or its libLLVM is missing")
+KERNEL = REPO_ROOT / "solutions" / "7.2-basic-1d" / "convolution_1d_basic.cu"
+
+
+@needs_llvm
+class Corpus(unittest.TestCase):
+    def test_the_readers_agree_on_every_kernel_file_of_the_project(self):
+        modules = ir_corpus.modules()
+        counts = {origin: sum(ir is not None for _, ir in ms) for origin, ms in modules.items()}
+        print(f"\nIR modules compared with LLVM's reading: {counts}, {sum(counts.values())} in all")
+        for origin in ("solutions", "exercises", "wrong", "learners"):  # all of these compile
+            self.assertEqual(counts[origin], len(modules[origin]), origin)
+            self.assertTrue(counts[origin], origin)
+        self.assertGreaterEqual(counts["redteam"], 20)
+        for origin, ms in modules.items():
+            for path, ir in ms:
+                if ir is not None:
+                    with self.subTest(f"{origin}: {path}"):
+                        self.assertEqual(ir_agreement.check(ir), [])
+
+
+@needs_llvm
+class Control(unittest.TestCase):
+    """A call of system that the hand reader alone does not see: a line holding
+    "@llvm.dbg." is a debug intrinsic's to it, and a comment can hold that text."""
+
+    IR = textwrap.dedent("""\
+        define dso_local void @_Z1kPf(float* %0) {
+          %2 = call i32 @system(i8* null) ; @llvm.dbg.value(
+          ret void
+        }
+        declare i32 @system(i8*)
+        """)
+
+    def test_the_hand_reader_alone_is_fooled(self):
+        self.assertEqual(validate._IrCheck(KERNEL, self.IR, validate.ALLOWED_FUNCTIONS,
+                                           validate.DIALECT_GLOBALS).run(), [])
+
+    def test_the_agreement_check_refuses_it(self):
+        found = validate.validate_ir(KERNEL, self.IR)
+        self.assertEqual([f.construct for f in found], [ir_agreement.CONSTRUCT])
+        self.assertIn("could not read this file's compiled form the way the compiler does", found[0].message)
+        self.assertIn("number of instructions", found[0].message)
+
+    def test_without_the_disguise_the_hand_reader_sees_it(self):
+        plain = self.IR.replace(" ; @llvm.dbg.value(", "")
+        self.assertEqual([f.construct for f in validate.validate_ir(KERNEL, plain)], ["system"])
+
+    def test_text_llvm_rejects_or_stops_on_is_refused(self):
+        for ir in ("garbage", "define void @f() {\n  %1 = load [oops, i8* %0\n}\n"):
+            with self.subTest(ir):
+                self.assertTrue(validate.validate_ir(KERNEL, ir))
