@@ -518,10 +518,11 @@ LIBC_FUNCTIONS = frozenset([f + s for f in _MATH for s in ("", "f")] + [
 # are asm labels): every call of one is the compiler's.
 SANITIZER_HANDLERS = frozenset({"__ubsan_handle_out_of_bounds", "__ubsan_handle_divrem_overflow"})
 ALLOWED_FUNCTIONS = DIALECT_FUNCTIONS | RUNTIME_API_FUNCTIONS | LIBC_FUNCTIONS | SANITIZER_HANDLERS
-# The functions that read strings through their arguments: each such argument must be a string
-# literal of the file (a private constant), so that the runtime reads no memory the kernel chose
-# (grader/cpu/kernel_output.cpp checks those reads too) and printf's format can be read here.
-_LITERAL_ARGUMENTS = {"printf": 1, "puts": 1, "__assert_fail": 2}
+# The functions whose first string arguments must be literals of the file (private constants):
+# printf's format, so that it can be read here, and assert's text. Other strings (printf's %s, and
+# puts, which clang makes of printf("%s\n", s)) are read by the runtime through the access check,
+# character by character (grader/cpu/kernel_output.cpp).
+_LITERAL_ARGUMENTS = {"printf": 1, "__assert_fail": 2}
 # printf conversions a kernel may use: each takes its argument by value but %s (a literal or a
 # checked read). %n stores through its argument; %m, positional ($) and the rest are refused.
 _PRINTF_CONVERSION = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?"
