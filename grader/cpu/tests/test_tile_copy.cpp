@@ -9,6 +9,7 @@
 #include "halo_test.hpp"
 
 HALO_GLOBAL void tile_walk(const halo::TensorMap map, float* out, int tiles_x, int tiles, int flaw);
+HALO_GLOBAL void tile_copy_forged(float* out, int box_w, int box_h);
 
 using namespace halo::test;
 using halo::cpu::DiagnosticKind;
@@ -148,7 +149,9 @@ TEST_CASE("tile copy / a copy nobody waits for is still read from memory, and re
 TEST_CASE("tile copy / a map a kernel builds itself cannot reach past the array it names") {
   // The copy runs in the runtime, which no instrumentation watches: a forged map must be refused
   // before a byte is read.
-  const Walk w = walk(forged_map);
+  auto out = DeviceArray<float>::output("out", size_t(kTiles) * kBoxElements);
+  halo::launch(tile_copy_forged, dim3(1), dim3(32), out.get(), kBoxW, kBoxH);
+  cudaGetLastError();
   CHECK(first(DiagnosticKind::tile_copy).what.find("a tensor map that does not describe an image inside one array") !=
         std::string::npos);
   CHECK(last_launch().counts[int(DiagnosticKind::crash)] == 0);

@@ -13,7 +13,7 @@ enum TileFlaw : int {
   flaw_unaligned = 5,        // copies into a stage 4 bytes past a 128-byte boundary
   flaw_no_init_barrier = 6,  // no __syncthreads() between the barriers' initialisation and the waits
   flaw_two_copies = 7,       // issues a second copy on a barrier before anyone waited for the first
-  flaw_forged_map = 8,       // copies through a map of its own: `out` as the image, far taller than it
+  flaw_forged_map = 8,       // (tile_copy_forged_kernels.cu: a map of its own, CPU only)
   flaw_unwaited_copy = 9,    // the last thread copies the first box once more at the end; nobody waits for it
 };
 
@@ -31,19 +31,6 @@ __global__ void tile_walk(const __grid_constant__ TensorMap map, float* out, int
   auto issue = [&](int k) {
     const int tile = b + k * g;
     float* stage = flaw == flaw_unaligned ? &stages[k % kStages][1] : stages[k % kStages];
-#if !defined(__CUDACC__)
-    if (flaw == flaw_forged_map) {  // what a kernel could do to read memory past an array (field by field:
-      TensorMap forged;             // the validator refuses a struct copy)
-      forged.image = out;
-      forged.width = kBoxW;
-      forged.height = 1 << 20;
-      forged.pitch = kBoxW;
-      forged.box_width = kBoxW;
-      forged.box_height = kBoxH;
-      copy_tile_async(stage, forged, 0, 0, &arrived[k % kStages]);
-      return;
-    }
-#endif
     copy_tile_async(stage, map, (tile % tiles_x) * kBoxW - 2, (tile / tiles_x) * kBoxH - 1, &arrived[k % kStages]);
     if (flaw == flaw_two_copies) copy_tile_async(stage, map, 0, 0, &arrived[k % kStages]);
   };
