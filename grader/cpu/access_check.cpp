@@ -77,7 +77,7 @@ template <class Describe>
   stop_current_thread();
 }
 
-void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc);
+void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame);
 
 // A thread past the launch's access limit: a loop over the whole input, or one that never ends.
 // Stopped before the access, and its worker with it (Worker::stopping): every other thread
@@ -115,24 +115,32 @@ HALO_CALLBACK_CODE void check_host_access(uintptr_t a, unsigned size, bool store
     stop_worker("a host function of the kernel file wrote outside its own stack", a, pc);
 }
 
-inline void on_access(const void* p, unsigned size, bool store, const void* pc) {
-  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (on_host_stack(sp)) return check_host_access(reinterpret_cast<uintptr_t>(p), size, store, sp, pc);
+// Off the main stack, instrumented code runs only on a fiber's stack, in a launch: no flag of the
+// worker's is asked whether it is a kernel's.
+// `kernel_frame`: for a store, the frame pointer of the kernel function that made it (the start of
+// the frame chain check_local_store walks); 0 for a load.
+inline void on_access(const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame = 0) {
+  const uintptr_t sp = current_stack_pointer();
+  if (on_host_stack(sp)) [[unlikely]]
+    return check_host_access(reinterpret_cast<uintptr_t>(p), size, store, sp, pc);
   Worker* w = tls_worker;
-  if (!w || !w->in_fiber || sp - w->stack_lo >= w->stack_hi - w->stack_lo)
+  if (!w) [[unlikely]]
     stop_worker("instrumented code ran outside every CUDA thread", reinterpret_cast<uintptr_t>(p), pc);
   w->access_pc = pc;
-  check_access(w, p, size, store, pc);
+  check_access(w, p, size, store, pc, kernel_frame);
 }
 
 // A store into the running thread's stack lands in a live frame of the kernel: not on a frame
 // record (the saved frame pointer and return address every kernel function keeps, -fno-omit-
 // frame-pointer) and not above the kernel's outermost frame, where the grader's launch code and
 // the fiber's entry live. A pointer walked past a local array reaches these first.
-HALO_CALLBACK_CODE void check_local_store(Worker& w, uintptr_t a, unsigned size, const void* pc) {
+HALO_CALLBACK_CODE void check_local_store(Worker& w, uintptr_t a, unsigned size, const void* pc, uintptr_t f) {
   const uintptr_t top = w.current->kernel_caller_frame;
   constexpr uintptr_t kRecord = 2 * sizeof(void*);
-  uintptr_t f = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (f - w.stack_lo >= w.stack_hi - w.stack_lo)  // no frame of the kernel's: nothing to vouch for
+    refuse(w, DiagnosticKind::out_of_bounds, pc, [&] {
+      return std::string("write to the thread's stack from code without a frame record");
+    });
   for (int depth = 0; depth < 4096; ++depth) {
     const uintptr_t next = *reinterpret_cast<const uintptr_t*>(f);
     const bool outermost = top && next == top;
@@ -147,13 +155,16 @@ HALO_CALLBACK_CODE void check_local_store(Worker& w, uintptr_t a, unsigned size,
   }
 }
 
-HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc) {
+HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc,
+                                     uintptr_t kernel_frame) {
   const Launch& L = *w->launch;
-  if (++w->current->accesses > L.access_limit) stop_over_limit(w, pc);
+  if (++w->current->accesses > L.access_limit) [[unlikely]] {
+    if (!w->current->local_index.pending) stop_over_limit(w, pc);
+    check_local_index(*w, reinterpret_cast<uintptr_t>(p), store, pc);  // parked behind the limit
+  }
   LaunchRecord& R = *L.record;
   const size_t b = w->block_linear;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  if (w->current->local_index.pending) check_local_index(*w, a, store, pc);
 
   const Launch::Zone* zones = L.zones.data();
   const size_t zone_count = L.zones.size();
@@ -204,7 +215,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
   if (a - L.constant_lo < L.constant_hi - L.constant_lo) space = Space::constant;
   else if (a - w->stack_lo < w->stack_hi - w->stack_lo) {
     space = Space::local;
-    if (store) check_local_store(*w, a, size, pc);
+    if (store) check_local_store(*w, a, size, pc, kernel_frame);
   }
   else if (a - w->tls_lo < w->tls_hi - w->tls_lo) {
     space = Space::shared;
@@ -239,9 +250,10 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
 
 }  // namespace
 
-HALO_CALLBACK_CODE void check_atomic_access(const void* address, unsigned size, const void* pc) {
+HALO_CALLBACK_CODE void check_atomic_access(const void* address, unsigned size, const void* pc,
+                                            const void* kernel_frame) {
   on_access(address, size, false, pc);
-  on_access(address, size, true, pc);
+  on_access(address, size, true, pc, reinterpret_cast<uintptr_t>(kernel_frame));
 }
 
 HALO_CALLBACK_CODE void check_kernel_read(const void* address, unsigned size, const void* pc) {
@@ -264,20 +276,28 @@ void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const vo
 
 // clang's names and signatures (see SanitizerCoverage); the argument is the address about to
 // be accessed, the return address points just after the call, inside the kernel's code.
-#define HALO_ACCESS_CALLBACK(kind, bytes, type, is_store)                                  \
-  extern "C" HALO_CALLBACK_CODE void __sanitizer_cov_##kind##bytes(type* p) {              \
-    halo::cpu::on_access(p, bytes, is_store, __builtin_return_address(0));                 \
+// A store callback also hands on its caller's frame pointer, the kernel's (kernels keep frame
+// pointers): where the frame chain starts for a store into the thread's stack. A load needs none,
+// and its callback keeps no frame.
+#define HALO_LOAD_CALLBACK(bytes, type)                                                    \
+  extern "C" HALO_CALLBACK_CODE void __sanitizer_cov_load##bytes(type* p) {                \
+    halo::cpu::on_access(p, bytes, false, __builtin_return_address(0));                    \
   }
-HALO_ACCESS_CALLBACK(load, 1, uint8_t, false)
-HALO_ACCESS_CALLBACK(load, 2, uint16_t, false)
-HALO_ACCESS_CALLBACK(load, 4, uint32_t, false)
-HALO_ACCESS_CALLBACK(load, 8, uint64_t, false)
-HALO_ACCESS_CALLBACK(load, 16, __int128, false)
-HALO_ACCESS_CALLBACK(store, 1, uint8_t, true)
-HALO_ACCESS_CALLBACK(store, 2, uint16_t, true)
-HALO_ACCESS_CALLBACK(store, 4, uint32_t, true)
-HALO_ACCESS_CALLBACK(store, 8, uint64_t, true)
-HALO_ACCESS_CALLBACK(store, 16, __int128, true)
+#define HALO_STORE_CALLBACK(bytes, type)                                                   \
+  extern "C" HALO_CALLBACK_CODE void __sanitizer_cov_store##bytes(type* p) {               \
+    halo::cpu::on_access(p, bytes, true, __builtin_return_address(0),                      \
+                         reinterpret_cast<uintptr_t>(__builtin_frame_address(1)));         \
+  }
+HALO_LOAD_CALLBACK(1, uint8_t)
+HALO_LOAD_CALLBACK(2, uint16_t)
+HALO_LOAD_CALLBACK(4, uint32_t)
+HALO_LOAD_CALLBACK(8, uint64_t)
+HALO_LOAD_CALLBACK(16, __int128)
+HALO_STORE_CALLBACK(1, uint8_t)
+HALO_STORE_CALLBACK(2, uint16_t)
+HALO_STORE_CALLBACK(4, uint32_t)
+HALO_STORE_CALLBACK(8, uint64_t)
+HALO_STORE_CALLBACK(16, __int128)
 
 // -fsanitize-coverage=func also asks for these; Halo does not use edge coverage.
 extern "C" void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*) {}

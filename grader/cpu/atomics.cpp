@@ -10,8 +10,8 @@
 namespace {
 
 template <class T>
-void checked(T* address, const void* pc) {
-  halo::cpu::check_atomic_access(address, sizeof(T), pc);
+void checked(T* address, const void* pc, const void* kernel_frame) {
+  halo::cpu::check_atomic_access(address, sizeof(T), pc, kernel_frame);
 }
 
 template <class T, class Op>
@@ -35,7 +35,8 @@ T add_floating(T* address, T value) {
 
 }  // namespace
 
-#define HALO_PC __builtin_return_address(0)
+// The kernel's line, and its frame (a store into its stack is checked against the frame chain).
+#define HALO_PC __builtin_return_address(0), __builtin_frame_address(1)
 #define HALO_INTEGER_ATOMICS(T)                                                                                  \
   T atomicAdd(T* a, T v) { checked(a, HALO_PC); return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }            \
   T atomicSub(T* a, T v) { checked(a, HALO_PC); return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }            \

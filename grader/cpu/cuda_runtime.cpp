@@ -37,7 +37,7 @@ bool student_may_write(void* dst, size_t bytes) {
 // Inside a kernel the runtime API is host code that a GPU would not compile (no dynamic
 // parallelism here): on the CPU it would write arrays past every check and count.
 bool in_kernel_thread() {
-  return !halo::cpu::on_host_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  return !halo::cpu::on_host_stack(halo::cpu::current_stack_pointer());
 }
 
 constexpr size_t kPitchAlignment = 512;  // what current NVIDIA GPUs use for cudaMallocPitch

@@ -71,7 +71,11 @@ struct FiberSlot {
   FiberState state = FiberState::fresh;
   int barrier_line = 0;
   unsigned barriers_passed = 0;  // __syncthreads() calls this thread has made
-  uint64_t accesses = 0;         // memory accesses this thread has made (Launch::access_limit)
+  // Memory accesses this thread has made (Launch::access_limit). A pending local index (below)
+  // parks its count in parked_accesses and sets this past the limit, so that the one comparison
+  // every access makes also finds the pending index: no second test on the common path.
+  uint64_t accesses = 0;
+  uint64_t parked_accesses = 0;
   // The frame of the grader's code that called the kernel (halo::launch's call, launch.hpp): the
   // kernel's own frames lie below it, and a kernel never stores at or above it.
   uintptr_t kernel_caller_frame = 0;
@@ -208,7 +212,7 @@ void poison_shared_variables(const Worker& w);
 
 // An atomic operation's access (atomics.cpp), checked and counted as a load and a store of the
 // running CUDA thread before it happens; `pc` is the kernel's return address.
-void check_atomic_access(const void* address, unsigned size, const void* pc);
+void check_atomic_access(const void* address, unsigned size, const void* pc, const void* kernel_frame);
 // A read the runtime makes for the running CUDA thread through a pointer the kernel chose (a
 // string printf prints), checked and counted as the kernel's own load of `size` bytes.
 void check_kernel_read(const void* address, unsigned size, const void* pc);

@@ -43,7 +43,7 @@ constexpr size_t kCaptured = 4096;
 
 // A CUDA thread is calling: decided by the stack it runs on (code_context.hpp), not by a flag.
 bool in_kernel() {
-  return tls_worker && !on_host_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  return tls_worker && !on_host_stack(current_stack_pointer());
 }
 
 // Reads a string the kernel handed over, each character checked and counted as its load first.

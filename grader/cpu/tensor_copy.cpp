@@ -26,7 +26,7 @@ constexpr uint32_t kPoison = 0x7FC0DEADu;  // the same quiet NaN as unwritten sh
 
 Worker& worker() { return *tls_worker; }
 // A CUDA thread is calling: decided by the stack it runs on (code_context.hpp), not by a flag.
-bool in_kernel() { return tls_worker && !on_host_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0))); }
+bool in_kernel() { return tls_worker && !on_host_stack(current_stack_pointer()); }
 
 // Raises a diagnostic of the copy engine's rules; `describe` builds its sentence only when it is
 // kept (every thread of a block may break the same rule).

@@ -58,14 +58,19 @@ int64_t index_value(const TypeDescriptor& t, uintptr_t raw) {
 
 bool in_kernel_fiber() {
   const auto* w = halo::cpu::tls_worker;
-  return w && w->in_fiber && !halo::cpu::on_host_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  return w && w->in_fiber && !halo::cpu::on_host_stack(halo::cpu::current_stack_pointer());
 }
 
 }  // namespace
 
 extern "C" void __ubsan_handle_out_of_bounds(OutOfBoundsData* data, uintptr_t index) {
   if (!in_kernel_fiber()) return;  // host code: its stores are held to its own stack anyway
-  auto& pending = halo::cpu::tls_worker->current->local_index;
+  halo::cpu::FiberSlot& slot = *halo::cpu::tls_worker->current;
+  auto& pending = slot.local_index;
+  if (!pending.pending) {
+    slot.parked_accesses = slot.accesses;
+    slot.accesses = ~uint64_t(0) - 1;  // the next access passes the limit and finds this (check_access)
+  }
   pending.pending = true;
   pending.index = index_value(*data->index_type, index);
   pending.count = array_count(data->array_type->name);
@@ -105,6 +110,7 @@ std::string array_name_at(const char* file, uint32_t line, uint32_t column) {
 void check_local_index(Worker& w, uintptr_t address, bool store, const void* pc) {
   FiberSlot::LocalIndex pending = w.current->local_index;
   w.current->local_index = {};
+  w.current->accesses = w.current->parked_accesses + 1;  // this access counted, as it would have been
   // A __shared__ or __constant__ array: its own checks name the access. Otherwise the access is
   // into the thread's stack, or the compiler dropped it (an index it knows is out of bounds is
   // undefined behaviour) and this is the next one: the index is named either way.
