@@ -1183,7 +1183,9 @@ class Runner:
                                           or out.score <= stub.score + 1e-6):
             self.report(False, f"{entry.name} [{label}]: the control scores {out.score} against the stub's "
                                f"{stub.score if stub else None}: it does not show that its attack would have paid")
-        if out.loads and out.loads[1] and out.loads[0] == out.loads[1]:
+        # A load-hiding control must fail a loads test; a "more than the stub" control is a right
+        # submission copied in (the reference kernel), which passes them as it should.
+        if not entry.shows and out.loads and out.loads[1] and out.loads[0] == out.loads[1]:
             self.report(False, f"{entry.name} [{label}]: the control passes all {out.loads[1]} of its loads tests: "
                                "the grader does not see 5x the loads, so load hiding cannot be judged")
 
