@@ -35,7 +35,7 @@ class Corpus(unittest.TestCase):
             for path, ir in ms:
                 if ir is not None:
                     with self.subTest(f"{origin}: {path}"):
-                        self.assertEqual(ir_agreement.check(ir), [])
+                        self.assertEqual(ir_agreement.check(ir, validate), [])
 
 
 @needs_llvm

@@ -25,7 +25,7 @@ class Fuzz(unittest.TestCase):
         for construct in ir_fuzz.FORBIDDEN:
             with self.subTest(construct[0]):
                 text = ir_fuzz.inject(ir_fuzz.BASE, construct)
-                self.assertEqual(ir_agreement.check(text), [])  # well-formed: LLVM reads it alike
+                self.assertEqual(ir_agreement.check(text, validate), [])  # well-formed: LLVM reads it alike
                 self.assertTrue(validate.validate_ir(KERNEL, text))
 
     def test_disguised_modules(self):

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from . import validate as v
+# The validator module (validate.py), handed in by facts(): validate.py asks ir_agreement.py, which
+# asks this module, so importing it here would close a circle.
+v = None
 
 _ACCESS = ("load", "store", "atomicrmw", "cmpxchg")
 
@@ -120,8 +122,10 @@ def _struct(m, name):
     return (offsets[-1], tuple(offsets[:-1]))
 
 
-def facts(ir_text: str):
+def facts(ir_text: str, reader):
     """(facts, the bare names of the named types) of `ir_text` as validate.py reads it."""
+    global v
+    v = reader  # the same module on every call: threads may share it
     m = v._Module(ir_text)
     by_name = {fn.name: fn for fn in m.functions}
     functions = {name: _function(m, name, header, by_name[name]) for name, header in m.defined.items()}

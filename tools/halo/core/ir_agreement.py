@@ -6,8 +6,6 @@ with an escape, a line the reader skips, a callee it takes from the wrong place)
 could pass the validator and still be built. So validate_ir asks this module, and any fact on
 which the readers differ refuses the file: a false alarm costs a student a clear message, a
 miss costs the grade's meaning.
-
-    python3 -m halo.core.ir_agreement FILE.ll...   (from tools/) prints the differences.
 """
 from __future__ import annotations
 
@@ -62,31 +60,18 @@ def message(differences: list[str]) -> str:
             f"compiled form the way the compiler does ({differences[0]}); please report this")
 
 
-def check(ir_text: str, clang=None) -> list[str]:
+def check(ir_text: str, reader, clang=None) -> list[str]:
     """The differences between the validator's reading of `ir_text` and LLVM's; a text LLVM
-    rejects, or no LLVM to ask, is one difference (the file is not waved through)."""
+    rejects, or no LLVM to ask, is one difference (the file is not waved through). `reader` is the
+    validator's module (validate.py hands itself in: it imports this module)."""
     try:
-        hand = hand_facts.facts(ir_text)
+        hand = hand_facts.facts(ir_text, reader)
     except Exception as e:  # the validator's own reader failed: validate_ir reports that itself
         return [f"the validator's reader failed ({type(e).__name__}: {e})"]
     try:
-        llvm = llvm_reader.facts(ir_text, type_names=list(hand["types"]), clang=clang)
+        llvm = llvm_reader.facts(ir_text, type_names=list(hand["types"]), clang=clang or reader.find_clang())
     except llvm_reader.ParseError as e:
         return [f"LLVM rejected the module: {str(e).splitlines()[0] if str(e) else ''}"]
     except llvm_reader.ReaderUnavailable as e:
         return [f"LLVM's own reader is not available: {e}"]
     return differences(hand, llvm)
-
-
-def main(argv=None) -> int:
-    status = 0
-    for f in argv if argv is not None else sys.argv[1:]:
-        diffs = check(Path(f).read_text(errors="surrogateescape"))
-        for d in diffs:
-            print(f"{f}: {d}")
-        status |= bool(diffs)
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

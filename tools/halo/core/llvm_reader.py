@@ -126,11 +126,10 @@ def _bind(lib):
 
 @functools.lru_cache(maxsize=None)
 def libraries(clang=None) -> tuple:
-    """The libLLVM candidates for `clang` (default: the one validate.py compiles with), worked
-    out once per process and handed to each child."""
-    if clang is None:
-        from .validate import find_clang
-        clang = find_clang()
+    """The libLLVM candidates for `clang` (ir_agreement.py names the one validate.py compiles
+    with; this module does not import validate.py, which imports its user), worked out once per
+    process and handed to each child."""
+    clang = clang or shutil.which("clang++")
     if not clang:
         raise ReaderUnavailable("clang++ was not found")
     return tuple(library_candidates(shutil.which(clang) or clang))

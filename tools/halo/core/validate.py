@@ -1321,7 +1321,7 @@ def validate_ir(path: Path, ir_text: str, allowed_functions: set[str] = ALLOWED_
         # The checks above read the text by hand; the compiler reads it with LLVM's parser. Any
         # fact the two read differently refuses the file (tools/halo/core/ir_agreement.py).
         from . import ir_agreement
-        differences = ir_agreement.check(ir_text)
+        differences = ir_agreement.check(ir_text, sys.modules[__name__])
         if differences:
             found.append(Finding(Path(path), 0, ir_agreement.CONSTRUCT, ir_agreement.message(differences)))
         return found
