@@ -434,7 +434,7 @@ function(halo_add_project_checks)
            COMMAND "${Python3_EXECUTABLE}" -m unittest discover -s tests -t .
            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties("project: exercises/ is what the generator writes from solutions/"
-                       "project: Python tools unit tests" PROPERTIES LABELS "project" TIMEOUT 600)
+                       "project: Python tools unit tests" PROPERTIES LABELS "project" TIMEOUT 1200)
   # Minutes, not seconds: the zip's run_autograder grades three whole submissions. Its build
   # folder is kept under this build, so a later run only recompiles what changed.
   set(name "project: the Gradescope autograder grades solutions, stubs and a broken submission")
