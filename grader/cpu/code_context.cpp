@@ -39,7 +39,6 @@ __attribute__((constructor)) void record_host_stack() {
 
 }  // namespace
 
-uintptr_t host_stack_lo() { return host_stack_bounds().lo; }
 uintptr_t host_stack_hi() { return host_stack_bounds().hi; }
 
 StudentHostCall::StudentHostCall() { student_host_calls.fetch_add(1); }
