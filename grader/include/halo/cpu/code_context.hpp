@@ -48,8 +48,8 @@ inline bool on_host_stack(uintptr_t sp) {
   return sp - b.lo < b.hi - b.lo;
 }
 
-// The main thread's stack, [lo, hi): where the student's host code may store (its own frames and
-// the grader's locals it was handed pointers to).
+// The top of the main thread's stack: the student's host code may store between its stack pointer
+// and here (its own frames and the grader's locals it was handed pointers to).
 uintptr_t host_stack_hi();
 
 // The grader calls a host function of the kernel file (7.3's copy to constant memory, 7.6's launch
