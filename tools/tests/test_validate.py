@@ -596,6 +596,35 @@ class IrLayer(KernelFiles, unittest.TestCase):
         self.assertRegex(out.getvalue(), r"^.*bad\.cu:1: getenv is not allowed in a kernel file: line 1 — ")
 
 
+class PastedNames(KernelFiles, unittest.TestCase):
+    """Build-telling names made by macro expansion (issue 32, item 3): the source layer reads no
+    forbidden token in `#if CAT(_, _CUDA_ARCH__)`; the preprocessor pass names the line."""
+    BODY = "__global__ void k(const float* a, float* b) { b[threadIdx.x] = a[threadIdx.x]; }\n"
+
+    def test_a_pasted_name_is_refused_at_its_line(self):
+        cases = {
+            "#define CAT(a, b) a##b\n#if CAT(_, _CUDA_ARCH__)\n#endif\n": ("__CUDA_ARCH__ (made by a macro)", 2),
+            "#include <cmath>\n#if HALO_CAT_(_, _x86_64__)\n#endif\n": ("__x86_64__ (made by a macro)", 2),
+            "#define CAT(a, b) a##b\n\n#if TILE_SIZE < 0 || CAT(_, _AVX512F__)\n#endif\n": ("__AVX512F__ (made by a macro)", 3),
+            "#define CAT(a, b) a##b\n#define D(a, b) defined(a##b)\n#if D(_, _NOT_A_BUILD_NAME)\n#endif\n":
+                ("a macro that expands to `defined`", 3),
+        }
+        for head, (construct, line) in cases.items():
+            with self.subTest(construct):
+                self.assertEqual(validate.validate_source(self.kernel(head + self.BODY), head + self.BODY), [])
+                self.assertFinding(validate.validate_file(self.kernel(head + self.BODY)), {construct}, line,
+                                   construct)
+
+    def test_conditionals_on_the_file_s_own_names_pass(self):
+        head = ("#define CAT(a, b) a##b\n#ifndef WIDE\n#define WIDE 4\n#endif\n"
+                "#if CAT(WI, DE) > 2 && !defined(NARROW) && TILE_SIZE > 0\n#endif\n")
+        self.assertEqual(validate.validate_file(self.kernel(head + self.BODY)), [])
+
+    def test_a_file_without_an_if_is_not_preprocessed_again(self):
+        self.assertFalse(validate.pasted_names.needed("#ifdef X\n#endif\n" + self.BODY))
+        self.assertTrue(validate.pasted_names.needed("  #  elif X\n"))
+
+
 class StudentGuideQuotes(KernelFiles, unittest.TestCase):
     """docs/student.md quotes the refusals of an atomic builtin and __syncwarp: both are what the
     validator says, word for word, for the kernel below (whose shuffle is allowed)."""

@@ -67,6 +67,25 @@ def _ir_command(args, ir_path):
     return out + ["-S", "-emit-llvm", "-o", ir_path]
 
 
+def _preprocess_args(args, source):
+    """The compiler and its options without the source, -c and the output (pasted_names.py adds its own)."""
+    out, k = [], 0
+    while k < len(args):
+        if args[k] == "-o":
+            k += 2
+            continue
+        if args[k] not in ("-c", source):
+            out.append(args[k])
+        k += 1
+    return out
+
+
+def _wrapper_includes(wrapper_text, kernels):
+    """The build wrapper's own #include lines, without those of the kernel files."""
+    return [line for line in wrapper_text.splitlines()
+            if line.lstrip().startswith("#include") and not any(k in line for k in kernels)]
+
+
 # Options that choose the machine code made from IR: the target (a cross build's kernel object must
 # be for the target, not for the machine that builds), its CPU and ABI, the relocation model and
 # section layout. Everything else (language, warnings, include paths, instrumentation) was used up
@@ -139,7 +158,10 @@ def main(argv):
             compiler = compiler[:1] + ["-ivfsoverlay", overlay] + compiler[1:]
             read_only.add(scratch)
         for kernel in mine:  # the text first: a refused construct is named before clang parses it
-            found = validate.validate_source(Path(kernel), Path(kernel).read_text(errors="replace"))
+            text = Path(kernel).read_text(errors="replace")
+            found = validate.validate_source(Path(kernel), text) or validate.pasted_name_findings(
+                Path(kernel), text, _preprocess_args(compiler, source), _wrapper_includes(wrapper_text, mine),
+                lambda cmd: sandbox.run(cmd, read_only=read_only | {scratch}, writable=writable, cwd=cwd), scratch)
             if found:
                 return _refuse(kernel, found)
         # One compile to IR, which the validator reads and the object is generated from: the

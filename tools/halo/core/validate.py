@@ -44,7 +44,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import extern_shared
+from . import extern_shared, pasted_names
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
@@ -196,7 +196,7 @@ FORBIDDEN_PREFIXES = (("__sanitizer", "callback"), ("__sancov", "callback"), ("_
 # Macros and operators that tell the CPU build (clang, x86-64 or aarch64) from the GPU build (nvcc,
 # its host compiler, the device): a file that branches on them is graded on one build and runs on
 # the other. The grader's own headers may use them; a kernel file may not (issue 32, item 3).
-_BUILD_TELLING = re.compile(r"__(?:CUDA|NVCC|NVCOMPILER|clang|llvm|GNUC|GNUG|has_|is_identifier|x86|amd64|i386|"
+_BUILD_TELLING = re.compile(r"CUDA_DOUBLE_MATH_FUNCTIONS|__(?:CUDA|NVCC|NVCOMPILER|clang|llvm|GNUC|GNUG|has_|is_identifier|x86|amd64|i386|"
                             r"aarch64|arm|ARM_|SSE|AVX|FMA__|AMDGCN|HIP|SYCL|INTEL)\w*|HALO_(?:CPU|CUDA|BACKEND)\w*")
 
 # The __builtin_ functions a kernel may use (math, bit counting, hints); others (memcpy,
@@ -1395,8 +1395,7 @@ def compile_to_ir(kernel_path: Path, compile_cmd: list[str] | None = None, inclu
         if overlay:
             compile_cmd = [*compile_cmd, "-ivfsoverlay", overlay]
     quoted = str(kernel).replace("\\", "\\\\").replace('"', '\\"')
-    wrapper = ('#include "halo/cpu/cuda_dialect.hpp"\n#include "halo/chapter_defines.hpp"\n'
-               f'#include "{quoted}"\n')
+    wrapper = "".join(f"{line}\n" for line in WRAPPER_INCLUDES) + f'#include "{quoted}"\n'
     cmd = [*compile_cmd, *(f"-I{d}" for d in include_dirs_for(include_dirs)), "-fno-color-diagnostics",
            "-S", "-emit-llvm", "-o", "-", "-x", "c++", "-"]
     try:
@@ -1409,13 +1408,61 @@ def compile_to_ir(kernel_path: Path, compile_cmd: list[str] | None = None, inclu
     return r.stdout
 
 
+# What the build's wrapper includes before a kernel file (grader/cmake/HaloSections.cmake).
+WRAPPER_INCLUDES = ('#include "halo/cpu/cuda_dialect.hpp"', '#include "halo/chapter_defines.hpp"')
+
+
+def kernel_headers() -> list[str]:
+    """Every header a kernel file may include, as #include operands."""
+    given = sorted(f'"halo/given/{p.name}"' for p in (GRADER_INCLUDE / "halo" / "given").glob("*.cuh"))
+    return given + [f"<{h}>" for h in sorted(ALLOWED_SYSTEM_HEADERS)]
+
+
+def pasted_name_findings(kernel_path: Path, text: str, compiler: list[str], include_lines, run,
+                         scratch) -> list[Finding]:
+    """Build-telling names the file makes by macro expansion (pasted_names.py). `compiler` is the
+    compiler and its flags without a source or an output; `run(cmd)` gives (status, output)."""
+    if not pasted_names.needed(text):
+        return []
+    prelude = Path(scratch) / "halo-prelude.cpp"
+    prelude.write_text(pasted_names.prelude(include_lines, kernel_headers()))
+    status, listed = run(pasted_names.defined_names_command(compiler, prelude))
+    if status != 0:  # the grader's own headers, not the student's file: say so rather than pass
+        return [Finding(kernel_path, 0, COMPILE_ERROR, "the kernel file could not be checked for names "
+                        f"made by its macros: the grader's headers did not preprocess\n{listed[-2000:]}")]
+    check = Path(scratch) / "halo-pasted-names.cpp"
+    check.write_text(pasted_names.check_text(prelude.read_text(),
+                                             pasted_names.poisoned_names(listed, _BUILD_TELLING), kernel_path))
+    _, said = run(pasted_names.check_command(compiler, check))
+    return [_finding(kernel_path, line, "a macro that expands to `defined`" if name == "defined"
+                     else f"{name} (made by a macro)", "build")
+            for line, name in pasted_names.findings(said, kernel_path, _BUILD_TELLING)]
+
+
+def _run_local(cmd):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return 124, "the preprocessor did not finish within 60 s"
+    return r.returncode, r.stdout + r.stderr
+
+
 def validate_file(kernel_path: Path, compile_cmd: list[str] | None = None, include_dirs=None) -> list[Finding]:
     """Both layers: the source check, then (only when it is clean) the IR check. A file clang
     cannot compile gives one COMPILE_ERROR finding (nothing was validated, so nothing passes)."""
     kernel_path = Path(kernel_path)
-    found = validate_source(kernel_path, kernel_path.read_text(errors="replace"))
+    text = kernel_path.read_text(errors="replace")
+    found = validate_source(kernel_path, text)
     if found:
         return found
+    if pasted_names.needed(text):
+        clang = compile_cmd or [find_clang() or "clang++", "-std=c++20", *VALIDATION_FLAGS]
+        with tempfile.TemporaryDirectory(prefix="halo-validate-") as scratch:
+            found = pasted_name_findings(kernel_path, text,
+                                         [*clang, *(f"-I{d}" for d in include_dirs_for(include_dirs))],
+                                         WRAPPER_INCLUDES, _run_local, scratch)
+        if found:
+            return found
     try:
         ir = compile_to_ir(kernel_path, compile_cmd, include_dirs)
     except CompileError as e:
