@@ -44,9 +44,10 @@ The grader gets the red-team course secret COURSE_SECRET (HALO_COURSE_SECRET, an
 the checkout and in the fake root's source), a fixed HALO_SEED, PYTHONDONTWRITEBYTECODE=1 (so
 that the grader's own .pyc files do not count as changes to the checkout) and NO_COLOR=1.
 Running as root, each grade runs in its own mount namespace with a private /tmp (a folder of
-the work folder bound over /tmp, the work folder bound back at its own path), so that what an
-attack leaves there is found exactly and never lands on the machine's /tmp; otherwise the real
-/tmp is compared before and after, `--tmp-ignore` leaving out what other users write there.
+the work folder bound over /tmp, the work folder bound back at its own path), /var/tmp and
+/dev/shm, so that what an attack leaves there is found exactly, never lands on the machine, and
+nothing another program writes there is taken for it; otherwise the real ones are compared before
+and after, `--tmp-ignore` leaving out what other users write there.
 Grades run under prlimit: RLIMIT_AS (`--as-limit`) and, for the unprivileged user, RLIMIT_NPROC
 (`--nproc`), a safety net for running the suite against a grader without limits of its own
 (root ignores RLIMIT_NPROC: the fork bomb caps itself at 256 children per process).
@@ -717,6 +718,9 @@ class Runner:
         if args.tmp == "private" and not self.private_tmp:
             raise ManifestError("--tmp private needs root and unshare (mount namespaces)")
         self.priv = work / "tmp-private"
+        # /var/tmp and /dev/shm get folders of their own too: another program on the machine (a
+        # container build writes to /var/tmp) must not read as something the grade left behind.
+        self.priv_others = {"/var/tmp": work / "var-tmp-private", "/dev/shm": work / "dev-shm-private"}
         self.checkout = Path(args.checkout).resolve() if args.checkout else work / "checkout"
         self.student_flag = False
         self.grade_baselines = {}  # section -> Outcome
@@ -809,7 +813,7 @@ class Runner:
     def shared_tmp_state(self) -> dict:
         ignore = [str(self.work), str(self.work) + "/*"] + list(self.args.tmp_ignore)
         state = {}
-        tops = ["/var/tmp", "/dev/shm"] + ([] if self.private_tmp else ["/tmp"])
+        tops = [] if self.private_tmp else ["/var/tmp", "/dev/shm", "/tmp"]
         for top in tops:
             for rel, v in _listing(Path(top), ignore=ignore).items():
                 state[os.path.join(top, rel)] = v
@@ -822,6 +826,20 @@ class Runner:
         except ValueError:
             return []
 
+    def take_private_leftovers(self) -> list:
+        """"left X behind" for each top-level thing a grade left in its private /tmp, /var/tmp
+        and /dev/shm, which are then emptied."""
+        left = []
+        for top, folder, keep in [("/tmp", self.priv, self.private_tmp_keep()),
+                                  *((t, f, []) for t, f in self.priv_others.items())]:
+            inside = _listing(folder)
+            for k in keep:
+                for p in [Path(k), *Path(k).parents]:
+                    inside.pop(str(p), None)
+            left += [f"left {top}/{rel} behind" for rel in sorted(inside) if os.path.dirname(rel) not in inside]
+            _clear_folder(folder, keep=keep)
+        return left
+
     # ------------------------------------------------------------ running one grade
 
     def _wrap(self, cmd, uid) -> list:
@@ -832,13 +850,20 @@ class Runner:
         self.priv.mkdir(parents=True, exist_ok=True)
         os.chmod(self.priv, 0o1777)
         keep = self.private_tmp_keep()
+        for folder in self.priv_others.values():
+            folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(folder, 0o1777)
+        # /var/tmp and /dev/shm first: their folders sit in the work folder, which /tmp may cover.
+        others = " && ".join(f'mount --bind "${k + 1}" {top}' for k, top in enumerate(self.priv_others))
+        args = [str(folder) for folder in self.priv_others.values()]
+        n = len(args)
         if keep:
             (self.priv / keep[0]).mkdir(parents=True, exist_ok=True)
-            script = 'mount --bind "$1" "$2" && mount --rbind "$3" /tmp && shift 3 && exec "$@"'
-            args = [str(self.work), str(self.priv / keep[0]), str(self.priv)]
+            script = f'{others} && mount --bind "${n + 1}" "${n + 2}" && mount --rbind "${n + 3}" /tmp && shift {n + 3} && exec "$@"'
+            args += [str(self.work), str(self.priv / keep[0]), str(self.priv)]
         else:
-            script = 'mount --rbind "$1" /tmp && shift 1 && exec "$@"'
-            args = [str(self.priv)]
+            script = f'{others} && mount --rbind "${n + 1}" /tmp && shift {n + 1} && exec "$@"'
+            args += [str(self.priv)]
         return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh"] + args + cmd
 
     def _limits(self, cmd, uid) -> list:
@@ -863,6 +888,8 @@ class Runner:
         extra_before = extra_state() if extra_state else None
         if self.private_tmp:
             _clear_folder(self.priv, keep=self.private_tmp_keep())
+            for folder in self.priv_others.values():
+                _clear_folder(folder, keep=[])
         if self.listener:
             self.listener.take()
         marks = _process_marks()
@@ -913,13 +940,7 @@ class Runner:
         tmp_after = self.shared_tmp_state()
         left = [d for d in _differences(tmp_before, tmp_after, "/") if d.startswith("left")]
         if self.private_tmp:
-            inside = _listing(self.priv)
-            for k in self.private_tmp_keep():
-                for p in [Path(k), *Path(k).parents]:
-                    inside.pop(str(p), None)
-            left += [f"left /tmp/{rel} behind" for rel in sorted(inside)
-                     if os.path.dirname(rel) not in inside]
-            _clear_folder(self.priv, keep=self.private_tmp_keep())
+            left += self.take_private_leftovers()
         for d in left[:8]:
             out.problems.append(d.replace("left //", "left /"))
         if extra_state:
