@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ..core import build, toolchain
-from . import cross_arch
+from . import cross_arch, verdict_records
 from .check import SUMMARY
 
 # Programs of the runtime's own tests (grader/cpu/tests, grader/testing/tests, grader/remote/tests).
@@ -102,7 +102,13 @@ def run(root, arch_name, sections=None, build_dir=None):
     # qemu-user runs the target's code several times slower than the host runs its own: the
     # tools' wall-clock limits on a test binary grow by this much (CPU-time limits of a launch
     # are the runtime's, measured in the emulated process, and stay as they are).
-    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_TIMEOUT_SCALE=str(TIMEOUT_SCALE))
+    # Each known-wrong and learner kernel runs on the inputs x86-64's check gave it, and what it
+    # says is compared with what it said there (verdict_records.py).
+    base = root / "build" / "check" / "verdicts"
+    verdicts = build_dir / "verdicts"
+    shutil.rmtree(verdicts, ignore_errors=True)
+    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_TIMEOUT_SCALE=str(TIMEOUT_SCALE),
+               HALO_VERDICT_DIR=str(verdicts), HALO_VERDICT_BASE=str(base))
     cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", build.jobs(), "--no-tests=error", "--output-on-failure",
            *ctest_selection(sections)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -118,6 +124,7 @@ def run(root, arch_name, sections=None, build_dir=None):
     if build_failed:
         print(f"halo check --arch {arch_name}: FAILED: some programs did not build (output above)")
         code = code or 1
+    code = _compare_verdicts(arch_name, base, verdicts) or code
     if last:
         print(last.group(0))
     else:
@@ -125,3 +132,21 @@ def run(root, arch_name, sections=None, build_dir=None):
         code = code or 1
     sys.stdout.flush()
     return code
+
+
+def _compare_verdicts(arch_name, base, verdicts):
+    """1 unless every kernel recorded here said what it said on x86-64 (exit status, failing
+    tests, every file:line quoted); prints the comparison."""
+    if not base.is_dir() or not any(base.glob("*.json")):
+        print(f"halo check --arch {arch_name}: FAILED: no x86-64 verdicts in {base} to compare with "
+              "(run ./workbook check first)")
+        return 1
+    same, different, unmatched = verdict_records.compare(base, verdicts)
+    print(f"halo check --arch {arch_name}: {len(same) + len(different)} kernels' verdicts compared with "
+          f"x86-64's ({base}): {len(same)} the same, {len(different)} different"
+          + (f", {len(unmatched)} with no x86-64 record" if unmatched else ""))
+    for name, what in different:
+        print(f"  differs: {name}: {what}")
+    for name in unmatched:
+        print(f"  not compared: {name} (no x86-64 record: was ./workbook check run on this tree?)")
+    return 1 if different or unmatched or not same else 0

@@ -44,7 +44,10 @@ def run(root, build_dir=None):
     # summary, so the two summaries are added up in CTest's words on the last line.
     report_dir = build_dir / "report"
     shutil.rmtree(report_dir, ignore_errors=True)
-    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir))
+    # What each known-wrong and learner kernel said, for `check --arch` to compare with.
+    verdicts = build_dir / "verdicts"
+    shutil.rmtree(verdicts, ignore_errors=True)
+    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_VERDICT_DIR=str(verdicts))
     totals, code = [0, 0], 0
     for selection in (["-LE", "^answers$"], ["-L", "^answers$"]):
         cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", build.jobs(), "--no-tests=error",

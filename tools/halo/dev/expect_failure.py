@@ -12,6 +12,8 @@ import os
 import re
 import subprocess
 
+from . import verdict_records
+
 # HALO_TIMEOUT_SCALE: `./workbook check --arch` runs the target's programs under qemu-user, several
 # times slower than natively; the limit grows with it so that a slow run is not told as a hang.
 TIMEOUT_S = 120 * max(1.0, float(os.environ.get("HALO_TIMEOUT_SCALE") or 1))
@@ -76,8 +78,18 @@ def every_test_fails(binary, expect):
     return 1 if bad or skipped else 0
 
 
+def _run_recorded(binary, env=None):
+    """One run of a whole test binary, on the base architecture's inputs when there is one to
+    compare with, and its verdict recorded (verdict_records.py)."""
+    label = os.path.basename(binary)
+    seed = verdict_records.base_seed(label)
+    code, out = _run([binary], {**(env or {}), **({"HALO_SEED": seed} if seed else {})})
+    verdict_records.record(label, code, out)
+    return code, out
+
+
 def wrong_kernel_caught(binary, expect, name, env=None):
-    code, out = _run([binary], env)
+    code, out = _run_recorded(binary, env)
     if code == 1:
         m = re.search(expect, out, re.MULTILINE)
         if m:
@@ -95,7 +107,7 @@ def wrong_kernel_caught(binary, expect, name, env=None):
 def learner_kernel(binary, entry):
     """A kernel of the learner corpus: the verdict and first message its entry names."""
     from .learner_kernels import check
-    code, out = _run([binary])
+    code, out = _run_recorded(binary)
     problems = check(entry, code, out)
     for p in problems:
         print(f"'{entry.name}' ({entry.style}): {p}")
