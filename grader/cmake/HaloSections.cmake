@@ -17,9 +17,11 @@
 # knows the size of, and a divisor against 0, and calls the runtime's handlers
 # (grader/cpu/ubsan_handlers.cpp) before the access or the division: a write past a local array is
 # named, and a division by zero is the same on x86-64 (a trap) and aarch64 (none).
+# -fsigned-char: a plain char is signed on x86-64 (and so under nvcc there) but unsigned on aarch64
+# Linux; a kernel's char means the same on every machine that grades it.
 set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores
     -fsanitize=array-bounds,integer-divide-by-zero -fsanitize-recover=array-bounds,integer-divide-by-zero
-    -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove -UNDEBUG)
+    -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove -fsigned-char -UNDEBUG)
 set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
 set(HALO_TEST_TIMEOUT 120)
 

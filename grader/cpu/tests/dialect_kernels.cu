@@ -8,6 +8,8 @@
 static_assert(sizeof(decltype(min(1, 2))) == sizeof(int) && decltype(min(1, 2))(-1) < 0, "min(int, int) is int");
 static_assert(decltype(max(-1, 2u))(-1) > 0, "max(int, unsigned) is unsigned, as in CUDA");
 static_assert(sizeof(decltype(min(1.0, 2.0f))) == sizeof(double), "min(double, float) is double");
+// A plain char is signed, as under nvcc on x86-64, on aarch64 too (the kernel flags' -fsigned-char).
+static_assert(char(-1) < 0, "a plain char is signed in a kernel");
 
 __global__ void min_max_kinds(const int* a, const float* x, int* i_out, float* f_out, int n) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;  // an unsigned index, as learners write

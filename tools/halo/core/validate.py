@@ -52,7 +52,7 @@ GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
 KERNEL_FLAGS = ["-O1", "-g", "-gdwarf-4", "-fno-omit-frame-pointer",
                 "-fsanitize-coverage=func,trace-loads,trace-stores",
                 "-fsanitize=array-bounds,integer-divide-by-zero",
-                "-fsanitize-recover=array-bounds,integer-divide-by-zero", "-fno-builtin-memset", "-fno-builtin-memcpy", "-fno-builtin-memmove", "-UNDEBUG"]
+                "-fsanitize-recover=array-bounds,integer-divide-by-zero", "-fno-builtin-memset", "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fsigned-char", "-UNDEBUG"]
 # Debug info never changes the code LLVM generates, and line tables are all the findings need:
 # with them the IR of the 7.9 kernel is 1.2 MB instead of 6 MB, and compiles in half the time.
 VALIDATION_FLAGS = [*KERNEL_FLAGS, "-gline-tables-only"]
