@@ -6,6 +6,7 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 from halo.course import cents, gradebook, points
+from halo.course.export_classroom import classroom_result
 from halo.course.export_gradescope import to_gradescope, validate
 
 from .helpers import result_test, section_result
@@ -55,6 +56,37 @@ class IssueExample(unittest.TestCase):
         doc = to_gradescope(_results(failed_tests=4, wrong_questions=()), chapter, sections=chapter.sections)
         self.assertEqual(validate(doc), [])  # strict: a passed test scores its max_score
         self.assertEqual(doc["score"], 12.33)  # 11 x 10/15 + 5 = 12.333...
+
+
+class TwoSections:
+    """7.2 and 7.4, each 1 point over 8 CPU tests: one passed test is 1/8 = 0.125 points."""
+
+    def __init__(self):
+        self.sections = [SimpleNamespace(id=sid, slug=slug, title=slug, folder=f"{sid}-{slug}", kernels=["k.cu"],
+                                         points={"tests": 1}, visibility="visible")
+                         for sid, slug in (("7.2", "basic-1d"), ("7.4", "tiled-1d"))]
+
+    def questions(self, sid):
+        return []
+
+    def section(self, sid):
+        return next(s for s in self.sections if s.id == sid)
+
+
+class EveryPlatformAddsUp(unittest.TestCase):
+    def test_classroom_steps_add_up_to_the_gradebook_total(self):
+        # 0.125 + 0.125 = 0.25: rounded per step, each would be 0.13 and Classroom would record 0.26.
+        chapter = TwoSections()
+        tests = [result_test(f"{s.id} {s.slug} / correct / t{k}", "passed" if k == 0 else "failed")
+                 for s in chapter.sections for k in range(8)]
+        res = {"version": 1, "seed": "1", "tests": tests,
+               "sections": {s.id: section_result() for s in chapter.sections}}
+        total = gradebook.scores(res, chapter, SimpleNamespace(sections=chapter.sections))
+        self.assertEqual(round(sum(got for got, _ in total.values()), 2), 0.25)
+        steps = [classroom_result(res, chapter, chapter.sections, only={s.id}) for s in chapter.sections]
+        self.assertEqual(round(sum(t["score"] for step in steps for t in step["tests"]), 2), 0.25)
+        self.assertEqual([round(sum(t["score"] for t in step["tests"]), 2) for step in steps],
+                         [total[s.id][0] for s in chapter.sections])
 
 
 class RoundingRule(unittest.TestCase):
