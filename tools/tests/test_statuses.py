@@ -48,6 +48,10 @@ class AnswersStatuses(unittest.TestCase):
         plain = lambda own, other: "\n".join(x for x in own.splitlines() if not x.startswith("variant."))
         self.assertEqual(self.graded(plain), statuses.VARIANT_MISMATCH)
 
+    def test_an_untouched_stub_is_not_answered_rather_than_a_variant_mismatch(self):
+        stub = lambda own, other: (stubs() / self.section.folder / "answers.toml").read_text()
+        self.assertEqual(self.graded(stub), statuses.GRADED)
+
     def test_a_syntax_error_is_answers_unreadable(self):
         broken = lambda own, other: own.replace("exercise4_ghost_cells = ", "exercise4_ghost_cells = 3/", 1)
         self.assertEqual(self.graded(broken), statuses.ANSWERS_UNREADABLE)

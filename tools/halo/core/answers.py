@@ -601,6 +601,9 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
     if question.withheld:
         return _withheld(question, parsed)
     note = None
+    given = parsed.values.get(question.id)
+    if question.id not in parsed.values or isinstance(given, str) and not given.strip():
+        return judge(question, None, parsed)  # not answered: there is nothing to hold against a variant
     if question.vary:
         question, note, invalid = _variant_of(chapter, question, parsed, secret, student)
         if invalid:
