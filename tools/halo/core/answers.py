@@ -295,7 +295,7 @@ def _read_entry_by_entry(text: str, error: TOMLDecodeError) -> tuple:
 
 def broken_lines(parsed: ParsedAnswers, b) -> str:
     """path:line (or path:first-last) of a Broken entry."""
-    return f"{parsed.path}:{b.first}" + (f"-{b.last}" if b.last != b.first else "")
+    return f"{parsed.path}:{b.lines}"
 
 
 _ARITHMETIC = re.compile(r"^[ \t]*([A-Za-z0-9_]+)[ \t]*=[ \t]*([0-9.eE \t()+\-*/]*[*/+][0-9.eE \t()+\-*/]*?)[ \t]*(#.*)?$")
@@ -414,7 +414,7 @@ def judge(question, expected, parsed: ParsedAnswers) -> Verdict:
                                     "Fix that line; the file's other answers still count", UNREADABLE)
         unnamed = [b for b in parsed.broken if b.key is None]
         if unnamed:
-            shown = ", ".join(broken_lines(parsed, b).rsplit(":", 1)[1] for b in unnamed)
+            shown = ", ".join(b.lines for b in unnamed)
             return Verdict(NOT_ANSWERED, f"{parsed.path}: {qid} is missing; lines {shown} of the file could not "
                                          f"be read, so it may be there: fix them", UNREADABLE)
         return Verdict(NOT_ANSWERED, f"{parsed.path}: {qid} is missing; add a line "

@@ -26,6 +26,11 @@ class Broken:
     key: Optional[str]   # the top-level key it would have set, else None
     what: str            # the parser's words, or why the entry was left out
 
+    @property
+    def lines(self) -> str:
+        """"4", or "4-6" for an entry over several lines."""
+        return str(self.first) + (f"-{self.last}" if self.last != self.first else "")
+
 
 # A line that starts an entry: `key =` or a table header. Inside an open array a line like
 # this cannot continue the value, so the array was left open by mistake and the entry ends.
