@@ -156,55 +156,63 @@ def _drop(values: dict, path: tuple) -> None:
 
 def read(text: str) -> tuple:
     """(the values every readable entry sets, [Broken, ...])."""
-    values, broken = {}, []
-    header, header_first, header_ok = "", 0, True
-    set_on = {}  # dotted path -> first line, for a key set twice
-    twice = []
+    reader = _Reader()
+    header, header_first, header_ok = "", 0, True  # the table header in force, where, and whether it read
     for first, last, entry in entries(text):
-        is_header = entry.lstrip().startswith("[")  # no entry but a table header starts with [
-        if is_header and entry.lstrip().startswith("[["):
+        if entry.lstrip().startswith("["):  # no entry but a table header starts with [
+            header, header_first = entry, first
+            header_ok = reader.header(first, last, entry)
+        elif not header_ok:
+            reader.broken.append(Broken(first, last, None, f"under the table header of line {header_first}, "
+                                                          "which was not read"))
+        else:
+            reader.entry(first, last, entry, header)
+    return reader.finish()
+
+
+class _Reader:
+    """The values read so far, the entries that could not be, and where each key was first set."""
+
+    def __init__(self):
+        self.values, self.broken = {}, []
+        self.set_on = {}  # dotted path -> the line that first set it
+        self.twice = []   # dotted paths set twice: neither value counts
+
+    def header(self, first, last, entry) -> bool:
+        """Reads a table header; whether the entries under it can be read."""
+        if entry.lstrip().startswith("[["):
             # Arrays of tables never occur in an answers file: such a header is left out with its entries.
-            header, header_first, header_ok = entry, first, False
-            broken.append(Broken(first, last, None, "arrays of tables ([[...]]) are not part of an answers file"))
-            continue
-        if is_header:
-            try:
-                parsed = loads_toml(entry)
-            except (TOMLDecodeError, RecursionError) as e:
-                header, header_first, header_ok = entry, first, False
-                broken.append(Broken(first, last, None, _reason(e)))
-                continue
-            header, header_first, header_ok = entry, first, True
-            _merge_checked(values, parsed, first, set_on, twice, broken, first, last)
-            continue
-        if not header_ok:
-            broken.append(Broken(first, last, None, f"under the table header of line {header_first}, "
-                                                   "which was not read"))
-            continue
+            self.broken.append(Broken(first, last, None, "arrays of tables ([[...]]) are not part of an answers file"))
+            return False
+        return self._parse(first, last, entry, None)
+
+    def entry(self, first, last, entry, header):
+        """Reads one `key = value` entry under `header` (its text, or "" at the top)."""
+        self._parse(first, last, f"{header}\n{entry}" if header else entry, None if header else _top_key(entry))
+
+    def _parse(self, first, last, text, key) -> bool:
         try:
-            parsed = loads_toml(f"{header}\n{entry}" if header else entry)
+            parsed = loads_toml(text)
         except (TOMLDecodeError, RecursionError) as e:
-            broken.append(Broken(first, last, _top_key(entry) if not header else None, _reason(e)))
-            continue
-        _merge_checked(values, parsed, first, set_on, twice, broken, first, last)
-    for path in twice:
-        _drop(values, path)
-    return values, broken
+            self.broken.append(Broken(first, last, key, _reason(e)))
+            return False
+        clash = _clashes(self.values, parsed, ())
+        if clash is None:
+            _merge(self.values, parsed)
+            for path in _leaves(parsed, ()):
+                self.set_on.setdefault(path, first)
+            return True
+        earlier = next((n for p, n in self.set_on.items() if p[:len(clash)] == clash), None)
+        self.broken.append(Broken(first, last, clash[0], f"{'.'.join(clash)} is set a second time"
+                                  + (f" (first on line {earlier})" if earlier else "")
+                                  + "; TOML takes one value per key, so neither counts"))
+        self.twice.append(clash)
+        return True
 
-
-def _merge_checked(values, parsed, line, set_on, twice, broken, first, last):
-    clash = _clashes(values, parsed, ())
-    if clash is None:
-        _merge(values, parsed)
-        for path in _leaves(parsed, ()):
-            set_on.setdefault(path, line)
-        return
-    dotted = ".".join(clash)
-    earlier = next((n for p, n in set_on.items() if p[:len(clash)] == clash), None)
-    broken.append(Broken(first, last, clash[0], f"{dotted} is set a second time"
-                                                + (f" (first on line {earlier})" if earlier else "")
-                                                + "; TOML takes one value per key, so neither counts"))
-    twice.append(clash)
+    def finish(self) -> tuple:
+        for path in self.twice:
+            _drop(self.values, path)
+        return self.values, self.broken
 
 
 def _leaves(values: dict, path: tuple):
