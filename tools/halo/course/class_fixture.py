@@ -5,7 +5,9 @@ endless loop, a crash and a hostile submission of grader/redteam. `./workbook ch
 and checks every row of the gradebook (verify()); `./workbook bench --class` times it.
 
 Every student answers with the answer key of their own variant (course secret SECRET), so a
-section's answers points are full unless the expectation says otherwise.
+section's answers points are full unless the expectation says otherwise; two of the reference
+students spoil one answers file each, so that the class shows every status of core/statuses.py
+that Halo can set (all but "late"), and verify() checks each student's status cell.
 """
 from __future__ import annotations
 
