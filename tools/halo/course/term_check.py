@@ -5,7 +5,8 @@ here, and run as one shell script (`set -e`) in a clone of the last commit, the 
 course repository, with the generated class of class_fixture.py as `../conv1d-submissions` and
 its course file as `course.toml`. Then: the release holds the Classroom workflow and is a
 repository with one commit, the Gradescope zip carries the assignment, and the gradebook that
-grade-class wrote scores every one of the 20 submissions as expected (class_fixture.verify).
+grade-class wrote scores every one of the 20 submissions as expected, with the status expected
+(class_fixture.verify), and grade-class's last line names the students who need a look.
 """
 import os
 import re
