@@ -96,6 +96,8 @@ def run_check(root, chapter, work):
     look = statuses.need_a_look([(student, exp["status"]) for student, exp in sorted(expected.items())])
     if look not in printed.splitlines():
         problems.append(f"grade-class did not end with the line {look!r}")
+    if look not in (root / PAGE).read_text().splitlines():  # the page quotes it under "Statuses"
+        problems.append(f"{PAGE} does not quote grade-class's last line {look!r}")
     for p in problems:
         print(f"FAIL {p}")
     print(f"a term as {PAGE} walks it: {len(expected)} submissions graded, {len(problems)} problems")
