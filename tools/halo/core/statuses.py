@@ -8,6 +8,7 @@ validator "did not compile" too but says why, and so on down to the answers.
 """
 from __future__ import annotations
 
+from .answers import UNREADABLE, VARIANT
 from .intake import NOTHING_SUBMITTED
 from .message_keys import key_and_line
 
@@ -27,7 +28,7 @@ VOCABULARY = (GRADED, MISSING, REFUSED, NOT_COMPILED, TIMED_OUT, VARIANT_MISMATC
 # core/validate.py's findings read "<construct> is not allowed in a kernel file: line <N> — ..."
 REFUSED_WORDS = "is not allowed in a kernel file"
 # answers.Verdict.cause, as answers_phase records it on an answers test
-_CAUSES = (("variant", VARIANT_MISMATCH), ("unreadable", ANSWERS_UNREADABLE))
+_CAUSES = ((VARIANT, VARIANT_MISMATCH), (UNREADABLE, ANSWERS_UNREADABLE))
 
 
 def _missing(res, section):
