@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 from halo.course import export_autograder
 from halo.course.export_classroom import apt_packages
-from halo.course.export_gradescope import NOT_RUN_ON_GPU, split_points, to_gradescope, validate
+from halo.course.export_gradescope import NOT_RUN_ON_GPU, to_gradescope, validate
 
 from .helpers import REPO_ROOT, result_test, section_result, stubs
 
@@ -67,19 +67,6 @@ def _section_points(doc, sid):
     return sum(t["max_score"] for t in doc["tests"] if t["number"].startswith(sid + "."))
 
 
-class SplitPoints(unittest.TestCase):
-    def test_parts_add_up_exactly_and_differ_by_at_most_a_hundredth(self):
-        self.assertEqual(split_points(10, 3), [3.34, 3.33, 3.33])
-        for total, n in ((10, 15), (5, 11), (7, 26), (2, 1)):
-            parts = split_points(total, n)
-            self.assertEqual(len(parts), n)
-            self.assertAlmostEqual(sum(parts), total, places=9)
-            self.assertLessEqual(max(parts) - min(parts), 0.0100001)
-
-    def test_no_tests_no_parts(self):
-        self.assertEqual(split_points(10, 0), [])
-
-
 class Conversion(unittest.TestCase):
     def setUp(self):
         self.chapter = FakeChapter()
@@ -106,11 +93,13 @@ class Conversion(unittest.TestCase):
         res["tests"][3] = _test("7.2 basic-1d / correct / test correct", "failed", "P[3] = 1, expected 2")
         doc = to_gradescope(res, self.chapter)
         t = _by_name(doc)["7.2 basic-1d / correct / test correct"]
-        self.assertEqual((t["score"], t["max_score"], t["status"]), (0, 3.34, "failed"))
+        # Pro rata: 2 of 3 tests of 10 points is 6.67 (20/3 rounded), so the odd hundredth of the
+        # shares goes to a passed test and the failed one is worth 3.33 (course/cents.py).
+        self.assertEqual((t["score"], t["max_score"], t["status"]), (0, 3.33, "failed"))
         self.assertEqual(t["output"], "P[3] = 1, expected 2")
         passed = _by_name(doc)["7.2 basic-1d / loads / test loads"]
         self.assertTrue(passed["output"].startswith("passed"))
-        self.assertAlmostEqual(doc["score"], self.full - 3.34, places=6)
+        self.assertAlmostEqual(doc["score"], self.full - 3.33, places=6)
         self.assertEqual(validate(doc), [])
 
     def test_extra_loads_cost_half_a_test_only_where_the_manifest_says_partial(self):
@@ -120,7 +109,9 @@ class Conversion(unittest.TestCase):
         self.chapter.section("7.2").extra_loads = "partial"
         doc = to_gradescope(res, self.chapter)
         t = _by_name(doc)["7.2 basic-1d / loads / test loads"]
-        self.assertEqual((t["score"], t["max_score"], t.get("status")), (1.67, 3.33, None))
+        # Half of 10/3 is 1.666...: shown as the hundredths that make the section's rows add up.
+        self.assertEqual((t["score"], t["max_score"], t.get("status")), (1.66, 3.33, None))
+        self.assertAlmostEqual(doc["score"], self.full - 1.67, places=6)  # 25.333... rounded once
         self.assertIn("half the points, as this course scores extra loads: threads with no output", t["output"])
         self.assertEqual(validate(doc), [])
 

@@ -106,7 +106,7 @@ class PointsAndFeedback(unittest.TestCase):
     def test_gradebook_has_a_column_per_section_and_the_total(self):
         out = scratch_dir() / "gradebook.csv"
         sc = gradebook.scores(_results(15), self.chapter, self.assignment)
-        gradebook.write(out, self.assignment, [("alice", sc, gradebook.status(_results(15)))])
+        gradebook.write(out, self.assignment, [("alice", sc, gradebook.status(_results(15), self.assignment.sections))])
         rows = list(csv.reader(out.read_text().splitlines()))
         self.assertEqual(rows[0][0], "student")
         self.assertEqual(rows[1][0], "alice")
@@ -114,15 +114,15 @@ class PointsAndFeedback(unittest.TestCase):
         self.assertEqual(float(rows[1][1]), float(self.chapter.section("7.2").points["tests"]))
 
     def test_a_section_that_does_not_compile_is_named_in_the_status(self):
-        self.assertEqual(gradebook.status(_results(0, build="failed")), "graded (7.2 does not compile)")
-        self.assertTrue(gradebook.status(None, "OSError: disk full").startswith("error: "))
+        self.assertEqual(gradebook.status(_results(0, build="failed"), self.assignment.sections), "7.2 did not compile")
+        self.assertTrue(gradebook.status(None, self.assignment.sections, "OSError: disk full").startswith("error: "))
 
     def test_a_test_stopped_by_grade_class_own_limit_is_named_timed_out(self):
         res = _results(3)
         stopped = class_submission._test_record(res["tests"][3]["name"], None, "", class_submission.TEST_SECONDS)
         res["tests"][3] = stopped
         self.assertEqual(stopped["status"], "failed")
-        self.assertEqual(gradebook.status(res), "graded (7.2 timed out)")
+        self.assertEqual(gradebook.status(res, self.assignment.sections), "7.2 timed out")
 
     def test_feedback_escapes_html_and_shows_the_folder_the_student_knows(self):
         res = _results(14)

@@ -6,6 +6,7 @@ learning CUDA, not TOML. A wrong answer never reveals the expected value.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import datetime
 import difflib
 import json
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from . import measured, variants
+from . import measured, toml_entries, variants
 from .expressions import format_number
 from .tomlcompat import TOMLDecodeError, loads_toml
 
@@ -32,10 +33,15 @@ class AnswersError(Exception):
     """An answers file that cannot be read; str() is "<path>:<line>: <what is wrong>"."""
 
 
+# Why a question could not be graded, for the status an instructor reads (core/statuses.py).
+UNREADABLE, VARIANT = "unreadable", "variant"
+
+
 @dataclass(frozen=True)
 class Verdict:
     status: str  # RIGHT, WRONG, NOT_ANSWERED or INVALID
     message: str
+    cause: Optional[str] = None  # UNREADABLE or VARIANT when the answer could not be graded for that
 
 
 @dataclass
@@ -45,6 +51,8 @@ class ParsedAnswers:
     lines: dict = field(default_factory=dict)  # key -> 1-based line where it is set
     # full dotted key ("variant.params.<question>") -> line, for the variant's own lines
     dotted_lines: dict = field(default_factory=dict)
+    # entries that could not be read (toml_entries.Broken), each costing only what it sets
+    broken: list = field(default_factory=list)
 
     def where(self, key: str) -> str:
         line = self.lines.get(key)
@@ -257,16 +265,37 @@ def parse_answers(path) -> ParsedAnswers:
     except RecursionError:  # nesting the scan above misread: still this file's verdict, not a crash
         raise AnswersError(f"{shown}: arrays or tables nested too deep to read") from None
     except TOMLDecodeError as e:
-        m = _TOML_WHERE.match(str(e))
-        if not m:
-            raise AnswersError(f"{shown}: {e}") from None
-        line = m.group("line") or text.count("\n") + (0 if text.endswith("\n") else 1)
-        arithmetic = _arithmetic_answer(text.splitlines()[int(line) - 1] if int(line) <= text.count("\n") + 1 else "")
-        raise AnswersError(f"{shown}:{line}: {arithmetic or m.group('what')}") from None
+        if len(toml_entries.entries(text)) > MAX_VALUES:  # bounds the work of reading entry by entry
+            raise _too_many(shown) from None
+        values, broken = _read_entry_by_entry(text, e)
+    else:
+        broken = []
     if _count_values(values) > MAX_VALUES:
-        raise AnswersError(f"{shown}: more than {MAX_VALUES:,} keys and values, the limit for an answers file "
-                           "(the stub has a few dozen)")
-    return ParsedAnswers(shown, values, _key_lines(text, values), _dotted_lines(text))
+        raise _too_many(shown)
+    return ParsedAnswers(shown, values, _key_lines(text, values), _dotted_lines(text), broken)
+
+
+def _too_many(shown: str) -> AnswersError:
+    return AnswersError(f"{shown}: more than {MAX_VALUES:,} keys and values, the limit for an answers file "
+                        "(the stub has a few dozen)")
+
+
+def _read_entry_by_entry(text: str, error: TOMLDecodeError) -> tuple:
+    """(values, [Broken]) of a file the parser refused as a whole: each entry read on its own,
+    so that a typo costs the answer on its line and no other (toml_entries.py)."""
+    values, broken = toml_entries.read(text)
+    lines = text.split("\n")
+    broken = [dataclasses.replace(b, what=_arithmetic_answer(lines[b.first - 1]) or b.what) for b in broken]
+    if not broken:  # every entry reads alone but not together (a table declared twice, say)
+        m = _TOML_WHERE.match(str(error))
+        line = int(m.group("line")) if m and m.group("line") else len(lines)
+        broken = [toml_entries.Broken(line, line, None, m.group("what") if m else str(error))]
+    return values, broken
+
+
+def broken_lines(parsed: ParsedAnswers, b) -> str:
+    """path:line (or path:first-last) of a Broken entry."""
+    return f"{parsed.path}:{b.lines}"
 
 
 _ARITHMETIC = re.compile(r"^[ \t]*([A-Za-z0-9_]+)[ \t]*=[ \t]*([0-9.eE \t()+\-*/]*[*/+][0-9.eE \t()+\-*/]*?)[ \t]*(#.*)?$")
@@ -379,6 +408,15 @@ def judge(question, expected, parsed: ParsedAnswers) -> Verdict:
     """The verdict on `question` (whose answer is `expected`) in an already parsed file."""
     qid, where = question.id, parsed.where(question.id)
     if qid not in parsed.values:
+        mine = [b for b in parsed.broken if b.key == qid]
+        if mine:
+            return Verdict(INVALID, f"{broken_lines(parsed, mine[0])}: {qid} could not be read: {mine[0].what}. "
+                                    "Fix that line; the file's other answers still count", UNREADABLE)
+        unnamed = [b for b in parsed.broken if b.key is None]
+        if unnamed:
+            shown = ", ".join(b.lines for b in unnamed)
+            return Verdict(NOT_ANSWERED, f"{parsed.path}: {qid} is missing; lines {shown} of the file could not "
+                                         f"be read, so it may be there: fix them", UNREADABLE)
         return Verdict(NOT_ANSWERED, f"{parsed.path}: {qid} is missing; add a line "
                                      f"{qid} = <your answer>")
     given = parsed.values[qid]
@@ -487,7 +525,12 @@ def _variant_of(chapter, question, parsed: ParsedAnswers, secret, student) -> tu
     """(the question as the file's variant asks it, a note for the verdict or None, None) or
     (None, None, an INVALID Verdict)."""
     def invalid(message: str) -> tuple:
-        return None, None, Verdict(INVALID, message)
+        # A variant line that could not be read is a typo to fix, not another student's numbers.
+        typo = [b for b in parsed.broken if b.key == VARIANT_KEY]
+        if typo:
+            return None, None, Verdict(INVALID, f"{message} ({broken_lines(parsed, typo[0])} could not be read: "
+                                                f"{typo[0].what})", UNREADABLE)
+        return None, None, Verdict(INVALID, message, VARIANT)
 
     try:
         found = _file_variant(parsed)
@@ -554,10 +597,13 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
     try:
         parsed = parse_answers(path)
     except AnswersError as e:
-        return Verdict(INVALID, str(e))
+        return Verdict(INVALID, str(e), UNREADABLE)
     if question.withheld:
         return _withheld(question, parsed)
     note = None
+    given = parsed.values.get(question.id)
+    if question.id not in parsed.values or isinstance(given, str) and not given.strip():
+        return judge(question, None, parsed)  # not answered: there is nothing to hold against a variant
     if question.vary:
         question, note, invalid = _variant_of(chapter, question, parsed, secret, student)
         if invalid:
@@ -587,7 +633,9 @@ def check_file(chapter, section_id: str, path) -> list[str]:
     except AnswersError as e:
         return [str(e)]
     ids = [q.id for q in chapter.questions(section_id)]
-    problems = _variant_problems(chapter, section_id, parsed)
+    problems = [f"{broken_lines(parsed, b)}: {b.what}; " + (f"{b.key} was not read, " if b.key else
+                "this was not read, ") + "and the file's other answers still count" for b in parsed.broken]
+    problems += _variant_problems(chapter, section_id, parsed)
     for key in parsed.values:
         if key not in ids and key != VARIANT_KEY:
             close = difflib.get_close_matches(key, ids, n=1)

@@ -22,12 +22,15 @@ def _name(section, what):
     return f"{section.id} {section.slug} / answers / {what}"
 
 
-def _record(name, section_id, ok, output, seconds, status=None):
+def _record(name, section_id, ok, output, seconds, status=None, cause=None):
     status = status or ("passed" if ok else "failed")
-    return {"name": name, "section": section_id, "kind": "answers", "status": status,
-            # A passed answer keeps its words only when they say what was left unchecked.
-            "message": failure_message(output) if status != "passed" or answers.UNMEASURED in output else "",
-            "seconds": seconds}
+    record = {"name": name, "section": section_id, "kind": "answers", "status": status,
+              # A passed answer keeps its words only when they say what was left unchecked.
+              "message": failure_message(output) if status != "passed" or answers.UNMEASURED in output else "",
+              "seconds": seconds}
+    if cause:  # why it could not be graded (unreadable, variant): the section's status (core/statuses.py)
+        record["cause"] = cause
+    return record
 
 
 def _question_verdict(chapter, section_id, question_id, path, report_dir, student):
@@ -60,7 +63,7 @@ def run(chapter, sections, exercises, report_dir, student=None):
                 withheld.setdefault(s.id, [0, 0])[0] += elsewhere
                 withheld[s.id][1] += 1
             tests.append(_record(_name(s, q.id), s.id, verdict.status == answers.RIGHT, text,
-                                 time.monotonic() - start, "skipped" if elsewhere else None))
+                                 time.monotonic() - start, "skipped" if elsewhere else None, verdict.cause))
         start = time.monotonic()
         ok, text = check_file_output(chapter, s.id, path)
         tests.append(_record(_name(s, "the file is well-formed"), s.id, ok, text, time.monotonic() - start))

@@ -179,6 +179,10 @@ def write_tree(files: dict, out: Path):
         os.replace(tmp, path)
 
 
+# A section's line of the note when none of its files came (core/statuses.py reads it: "missing").
+NOTHING_SUBMITTED = "nothing submitted (the untouched stub is graded)"
+
+
 def _owners(chapter):
     """{kernel file name: how many sections have a kernel of that name}."""
     owners = {}
@@ -240,7 +244,7 @@ def take_submission(chapter, submission, clean_exercises, out):
                 continue
             took.append(f"{name} (from {candidates[0]}"
                         + (f"; {len(candidates) - 1} other copies ignored)" if len(candidates) > 1 else ")"))
-        line = f"{s.folder}: " + ("; ".join(took) if took else "nothing submitted (the untouched stub is graded)")
+        line = f"{s.folder}: " + ("; ".join(took) if took else NOTHING_SUBMITTED)
         if missing and took:
             line += f"; not submitted: {', '.join(missing)} (the untouched stub is graded)"
         lines.append(line)

@@ -5,7 +5,9 @@ endless loop, a crash and a hostile submission of grader/redteam. `./workbook ch
 and checks every row of the gradebook (verify()); `./workbook bench --class` times it.
 
 Every student answers with the answer key of their own variant (course secret SECRET), so a
-section's answers points are full unless the expectation says otherwise.
+section's answers points are full unless the expectation says otherwise; two of the reference
+students spoil one answers file each, so that the class shows every status of core/statuses.py
+that Halo can set (all but "late"), and verify() checks each student's status cell.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
+from ..core import statuses
 from ..dev import wrong_kernels
 from . import variant_answers
 from .class_harness import write_committed_stubs
@@ -99,8 +102,35 @@ def write(root, chapter, out):
     for st in answering:
         for sid, s in sections.items():
             shutil.copyfile(keys / st / s.folder / "answers.toml", subs / st / s.folder / "answers.toml")
+    _answers_statuses(subs, keys, sections, expected)
+    for student, exp in expected.items():
+        exp.setdefault("status", STATUSES.get(student, statuses.GRADED))
     assert len(expected) == 20, len(expected)
     return expected
+
+
+# The gradebook's status cell of each student who is not simply "graded" (core/statuses.py); the
+# answers statuses are made by _answers_statuses from students who would otherwise be graded.
+STATUSES = {
+    "compile-error": f"7.4 {statuses.NOT_COMPILED}",
+    ENDLESS[0]: f"7.2 {statuses.TIMED_OUT}",
+    HOSTILE[0]: f"7.2 {statuses.MISSING}; 7.4 {statuses.REFUSED}",  # only a 7.4 file, refused by the validator
+    "stub-empty": f"7.2 {statuses.MISSING}; 7.4 {statuses.MISSING}",
+}
+
+
+def _answers_statuses(subs, keys, sections, expected):
+    """ref-alan hands in ref-ada's 7.2 answers (variant mismatch); ref-grace types an arithmetic
+    answer in 7.4 (answers unreadable: that answer only is lost). Their kernels stay the reference."""
+    s72, s74 = sections["7.2"], sections["7.4"]
+    shutil.copyfile(keys / "ref-ada" / s72.folder / "answers.toml", subs / "ref-alan" / s72.folder / "answers.toml")
+    expected["ref-alan"].update({"7.2": "answers-short", "status": f"7.2 {statuses.VARIANT_MISMATCH}"})
+    grace = subs / "ref-grace" / s74.folder / "answers.toml"
+    lines = grace.read_text().splitlines()
+    at = next(k for k, line in enumerate(lines) if re.match(r"^ratio_\w+ = \d", line))
+    lines[at] = re.sub(r"= (.*)$", r"= \1 * 100 / 100", lines[at])
+    grace.write_text("\n".join(lines) + "\n")
+    expected["ref-grace"].update({"7.4": "answers-short", "status": f"7.4 {statuses.ANSWERS_UNREADABLE}"})
 
 
 def _restyle(path):
@@ -127,6 +157,7 @@ def verify(expected, out_dir, sections):
             sec = res["sections"][s.id]
             failed = "\n".join(t["message"] for t in res["tests"] if t["section"] == s.id and t["status"] == "failed")
             ok = {"full": got == tests_w + answers_w,
+                  "answers-short": tests_w <= got < tests_w + answers_w,
                   "zero": got == 0,
                   "not-compiled": sec["build"] == "failed" and got == answers_w,
                   "timeout": got == answers_w and "launch did not finish" in failed,
@@ -137,6 +168,8 @@ def verify(expected, out_dir, sections):
             if not ok:
                 problems.append(f"{student} {s.id}: expected {want}, got {got:g} points "
                                 f"(build {sec['build']}, tests {sec['tests']['passed']}/{sec['tests']['total']})")
+        if row.get("status") != exp["status"]:
+            problems.append(f"{student}: status {row.get('status')!r}, expected {exp['status']!r}")
     if not (Path(out_dir) / "class-report.md").is_file():
         problems.append("no class-report.md")
     elif "ref-ada, ref-alan, ref-grace" not in (Path(out_dir) / "class-report.md").read_text():

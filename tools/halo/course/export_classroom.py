@@ -216,12 +216,14 @@ def _result(tests):
             "max_score": round(sum(t["max_score"] for t in tests), 2), "tests": tests}
 
 
-def classroom_result(results, chapter, sections, limit=MESSAGE_LIMITS[0]):
+def classroom_result(results, chapter, sections, limit=MESSAGE_LIMITS[0], only=None):
     """The reporter's result (a dict) for `sections` (an assignment's, with its points) of a grade
-    run's results.json (a dict). Tests worth nothing (GPU tests that could not run, the answers
+    run's results.json (a dict), or for those of them whose ids are in `only` (one step's): the
+    points are shared out over all `sections` (course/cents.py), so that the steps add up to the
+    total the gradebook shows. Tests worth nothing (GPU tests that could not run, the answers
     file's well-formed check) are left out: the reporter's log counts every test it is given."""
-    tests = [_test(t, limit) for _, scored in points.per_section(results, chapter, sections)
-             for t in scored if t.max_score > 0]
+    tests = [_test(t, limit) for s, scored in points.per_section(results, chapter, sections)
+             if only is None or s.id in only for t in scored if t.max_score > 0]
     return _result(tests)
 
 
@@ -266,7 +268,8 @@ def _maker(root, chapter, results_path, section_id, assignment_name):
     # Each reason is bound to a name before the lambda: an except clause unbinds its `e`.
     try:
         assignment = load_assignment(chapter, root, assignment_name)
-        sections = [assignment.section(section_id)] if section_id else list(assignment.sections)
+        scored = list(assignment.sections)
+        sections = [assignment.section(section_id)] if section_id else scored
     except AssignmentError as e:
         why = str(e)
         return lambda limit: error_result([], why)
@@ -280,12 +283,13 @@ def _maker(root, chapter, results_path, section_id, assignment_name):
     except (OSError, ValueError) as e:
         why = f"{results_path} could not be read ({e}): the grade run did not finish; its step's log says why"
         return lambda limit: error_result(sections, why)
+    only = {s.id for s in sections}
     try:
-        classroom_result(results, chapter, sections)  # fails here, if at all, rather than in _fitting
+        classroom_result(results, chapter, scored, only=only)  # fails here, if at all, rather than in _fitting
     except Exception as e:  # noqa: BLE001 (a bug, or a damaged results.json: the reporter still needs a result)
         why = f"the Classroom result could not be computed from {results_path} ({type(e).__name__}: {e})"
         return lambda limit: error_result(sections, why)
-    return lambda limit: classroom_result(results, chapter, sections, limit)
+    return lambda limit: classroom_result(results, chapter, scored, limit, only)
 
 
 def run_result(root, chapter, results_path=None, section_id=None, assignment_name=None):

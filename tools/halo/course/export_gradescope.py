@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.results import write_atomically
 from . import points
 # Re-exported: callers and tests name them here, where Gradescope's scores are made.
-from .points import CPU_KINDS, NOT_RUN_ON_GPU, split_points  # noqa: F401
+from .points import CPU_KINDS, NOT_RUN_ON_GPU  # noqa: F401
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 OUTPUT_LIMIT = 6000  # characters of one test's output; a runaway log must not bury the rest

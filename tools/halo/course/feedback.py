@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 
 from ..core import results as halo_results
+from ..core import statuses
 from ..core.failure_groups import group
 
 MESSAGE_LINES = 12   # lines of one failure message kept in the feedback
@@ -24,8 +25,8 @@ def blocks(student, assignment, res, scores, notes=""):
     for s in assignment.sections:
         sec = res.get("sections", {}).get(s.id)
         got, w = scores.get(s.id, (0, 0))
-        rows.append((s.id, s.title, f"{got:g}/{w:g}", verdict(sec)))
-    out.append(("table", (("section", "title", "points", "verdict"), rows)))
+        rows.append((s.id, s.title, f"{got:g}/{w:g}", verdict(sec), statuses.section_status(res, s)))
+    out.append(("table", (("section", "title", "points", "verdict", "status"), rows)))
     for s in assignment.sections:
         sec = res.get("sections", {}).get(s.id)
         if sec is None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from . import export_autograder
 from ..core import results as results_file
-from ..core import limits, sandbox, toolchain, variants
+from ..core import limits, sandbox, statuses, toolchain, variants
 from . import class_report, class_submission, feedback, gradebook
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness
@@ -193,7 +193,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
                     bar.graded_now += 1
                     timings[student] = round(seconds, 1)
                 state = "resumed (already graded)" if resumed else \
-                    f"{gradebook.status(res, error)} in {seconds:.0f} s"
+                    f"{gradebook.status(res, assignment.sections, error)} in {seconds:.0f} s"
                 bar.update(min(jobs, len(pending)), f"{student}: {state}")
             if not finished:
                 bar.update(min(jobs, len(pending)))
@@ -219,7 +219,7 @@ def _write_outputs(chapter, assignment, subs, graded, work, out, timings, harnes
     for sub in subs:
         res, error = graded[sub.student]
         sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
-        rows.append((sub.student, sc, gradebook.status(res, error)))
+        rows.append((sub.student, sc, gradebook.status(res, assignment.sections, error)))
         if res:
             by_student[sub.student] = res
             notes = (work / "students" / sub.student / "submission.txt").read_text()
@@ -245,6 +245,7 @@ def _write_outputs(chapter, assignment, subs, graded, work, out, timings, harnes
     (out / "timings.json").write_text(json.dumps({"harness_seconds": round(harness_seconds, 1), "jobs": jobs,
                                                   "seconds": timings}, indent=2) + "\n")
     print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {len(by_student)} feedback files in {fb}")
+    print(statuses.need_a_look([(student, state) for student, _, state in rows]))
 
 
 def _identical(assignment, subs, work):

@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import export_gradescope
-from ..core import spreadsheet
-from ..core.message_keys import key_and_line
+from ..core import spreadsheet, statuses
 from .assignment import section_points
 
 
@@ -29,19 +28,12 @@ def zero_scores(assignment):
     return {s.id: (0.0, section_points(s)) for s in assignment.sections}
 
 
-def status(res, error=None):
-    """One cell saying whether the submission was graded, and what stopped parts of it."""
+def status(res, sections, error=None):
+    """The status cell of one student: "graded", or each section that needs a look with its
+    status from the fixed vocabulary (core/statuses.py); "error: ..." when the grader failed."""
     if error:
         return f"error: {error}"
-    notes = []
-    for sid, sec in (res or {}).get("sections", {}).items():
-        if sec.get("build") == "failed":
-            notes.append(f"{sid} does not compile")
-    timed_out = sorted({t["section"] for t in (res or {}).get("tests", [])
-                        if t.get("status") == "failed" and t.get("section")
-                        and key_and_line(t.get("message") or "")[0] == "timeout"})
-    notes += [f"{sid} timed out" for sid in timed_out]
-    return "graded" + (f" ({'; '.join(notes)})" if notes else "")
+    return statuses.cell(statuses.statuses(res or {}, sections))
 
 
 def write(path, assignment, rows):

@@ -5,7 +5,7 @@ Gradescope export (and through it the gradebook of grade-class and the points li
 `./workbook grade`) and the GitHub Classroom result. Points come from the sections given (an
 assignment's, with its points), never from test code:
 
-- a section's `tests` points are split evenly (split_points) over its CPU tests (kinds correct,
+- a section's `tests` points are split evenly over its CPU tests (kinds correct,
   loads, diagnostics); a right kernel that advised (it loads more than the book's) gets half its
   share where the section says extra_loads = "partial";
 - its `answers` points are split evenly over its questions, one share per question;
@@ -14,10 +14,14 @@ assignment's, with its points), never from test code:
   is one failed test carrying all its points;
 - GPU tests that could not run (no GPU on the grading machine) are not run, worth nothing, never
   failures; so are other tests outside the scored kinds and the answers file's "well-formed" check.
+
+Shares are exact fractions; per_section rounds once, by the rule of course/cents.py.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 from ..core import results as halo_results
+from . import cents
 
 CPU_KINDS = ("correct", "loads", "diagnostics")
 NOT_RUN_ON_GPU = "not run: no GPU on the grading machine"
@@ -29,28 +33,20 @@ PASSED, FAILED, PARTIAL, NOT_RUN = "passed", "failed", "partial", "not run"
 
 @dataclass
 class Scored:
-    """One test as a platform scores it."""
+    """One test as a platform scores it. score and max_score are hundredths of a point shared
+    out by course/cents.py from the exact `worth` (its share) and `earned` (the part of it earned)."""
     name: str
-    score: float
-    max_score: float
+    worth: Fraction
+    earned: Fraction  # 1 passed, 1/2 partial, 0 failed or not run
     status: str     # PASSED, FAILED, PARTIAL or NOT_RUN
     output: str     # what the student reads: a short line when it passed, the diagnostic when not
     kind: str       # correct, loads, diagnostics, answers, build, grade, other
+    score: float = field(default=0.0)
+    max_score: float = field(default=0.0)
 
 
-def split_points(total, n):
-    """`total` points over `n` tests in hundredths, the first tests taking the odd hundredths,
-    so that the parts add up to `total` exactly (10 over 3: 3.34, 3.33, 3.33)."""
-    if n <= 0:
-        return []
-    cents = int(round(total * 100))
-    base, extra = divmod(cents, n)
-    return [(base + (1 if k < extra else 0)) / 100 for k in range(n)]
-
-
-def _scored(name, score, max_score, status, output, kind):
-    # Hundredths, like the shares: half a share (3.33 / 2) must read the same on every platform.
-    return Scored(name, round(score, 2), round(max_score, 2), status, output or "", kind)
+def _scored(name, earned, worth, status, output, kind):
+    return Scored(name, Fraction(worth), Fraction(earned), status, output or "", kind)
 
 
 def is_gpu(test):
@@ -82,12 +78,13 @@ def _kernel_tests(s, res, mine, points):
     if not scored and points:
         out.append(_scored(f"{name} / build / the tests ran", 0, points, FAILED,
                            "None of this section's tests ran; the autograder's log says why.", "build"))
-    for t, share in zip(scored, split_points(points, len(scored))):
+    share = points / len(scored) if scored else 0
+    for t in scored:
         if t["status"] == "passed" and t.get("advice") and getattr(s, "extra_loads", "advice") == "partial":
-            out.append(_scored(t["name"], share / 2, share, PARTIAL, f"{pass_line(t)}; half the points, as this "
+            out.append(_scored(t["name"], Fraction(1, 2), share, PARTIAL, f"{pass_line(t)}; half the points, as this "
                                f"course scores extra loads: {t['advice']}", t["kind"]))
         elif t["status"] == "passed":
-            out.append(_scored(t["name"], share, share, PASSED, pass_line(t), t["kind"]))
+            out.append(_scored(t["name"], 1, share, PASSED, pass_line(t), t["kind"]))
         elif t["status"] == "skipped":
             out.append(_scored(t["name"], 0, share, FAILED, "not run: the test was skipped", t["kind"]))
         else:
@@ -119,13 +116,14 @@ def _answer_tests(s, questions, mine, points):
             by_question.setdefault(q, t)
         else:
             other.append(t)
-    for q, share in zip(questions, split_points(points, len(questions))):
+    share = points / len(questions) if questions else 0
+    for q in questions:
         t = by_question.get(q)
         name = f"{s.id} {s.slug} / answers / {q}"
         if t is None:
             out.append(_scored(name, 0, share, FAILED, "not checked: the answers test did not run", "answers"))
         elif t["status"] == "passed":
-            out.append(_scored(name, share, share, PASSED, t.get("message") or f"{q}: right", "answers"))
+            out.append(_scored(name, 1, share, PASSED, t.get("message") or f"{q}: right", "answers"))
         else:
             out.append(_scored(name, 0, share, FAILED, t.get("message") or f"{q}: not right", "answers"))
     for t in other:  # "the file is well-formed": says where a malformed file breaks; worth nothing
@@ -147,8 +145,8 @@ def _relative_paths(tests, exercises):
 
 def section_tests(results, chapter, section):
     """The Scored tests of one section (with its points) in a grade run's results.json (a dict)."""
-    tests_points = float(section.points.get("tests", 0) or 0)
-    answers_points = float(section.points.get("answers", 0) or 0)
+    tests_points = cents.exact(section.points.get("tests", 0) or 0)
+    answers_points = cents.exact(section.points.get("answers", 0) or 0)
     res = results.get("sections", {}).get(section.id)
     if res is None:
         return [_scored(f"{section.id} {section.slug} / grade / the section was graded", 0,
@@ -163,5 +161,35 @@ def section_tests(results, chapter, section):
 
 
 def per_section(results, chapter, sections):
-    """[(section, [Scored, ...])] of `sections` (an assignment's, with its points), in order."""
-    return [(s, section_tests(results, chapter, s)) for s in sections]
+    """[(section, [Scored, ...])] of `sections` (an assignment's, with its points), in order,
+    each test's score and max_score in hundredths by the one rounding rule (course/cents.py)."""
+    out = [(s, section_tests(results, chapter, s)) for s in sections]
+    settle([scored for _, scored in out])
+    return out
+
+
+def _parts(scored):
+    """A section's tests in the parts that share points evenly: its kernel tests (or the one test
+    standing for them), its answers; tests worth nothing are in no part."""
+    kernel = [t for t in scored if t.worth and t.kind != "answers"]
+    answers = [t for t in scored if t.worth and t.kind == "answers"]
+    return [p for p in (kernel, answers) if p]
+
+
+def _hundredths(tests, attr):
+    return sum((getattr(t, attr) * 100 for t in tests), Fraction(0))
+
+
+def settle(sections):
+    """Sets score and max_score (hundredths) of every Scored test of `sections` ([[Scored]]):
+    the student's exact total rounded once, then shared out over sections, parts and tests."""
+    parts = [_parts(scored) for scored in sections]
+    earned = [[sum((t.worth * t.earned * 100 for t in p), Fraction(0)) for p in ps] for ps in parts]
+    worth = [[cents.half_up(_hundredths(p, "worth")) for p in ps] for ps in parts]
+    total = cents.half_up(sum((e for es in earned for e in es), Fraction(0)))
+    per_section = cents.apportion(total, [sum(es, Fraction(0)) for es in earned], [sum(w) for w in worth])
+    for ps, es, ws, got in zip(parts, earned, worth, per_section):
+        for p, target, w in zip(ps, cents.apportion(got, es, ws), ws):
+            scores, maxima = cents.part(target, w, [t.earned for t in p])
+            for t, sc, mx in zip(p, scores, maxima):
+                t.score, t.max_score = sc / 100, mx / 100

@@ -5,7 +5,8 @@ here, and run as one shell script (`set -e`) in a clone of the last commit, the 
 course repository, with the generated class of class_fixture.py as `../conv1d-submissions` and
 its course file as `course.toml`. Then: the release holds the Classroom workflow and is a
 repository with one commit, the Gradescope zip carries the assignment, and the gradebook that
-grade-class wrote scores every one of the 20 submissions as expected (class_fixture.verify).
+grade-class wrote scores every one of the 20 submissions as expected, with the status expected
+(class_fixture.verify), and grade-class's last line names the students who need a look.
 """
 import os
 import re
@@ -14,6 +15,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+from ..core import statuses
 from .assignment import load
 from . import class_fixture
 
@@ -47,6 +49,17 @@ def course_repo(root, repo):
         _git("clone", "-q", "--no-hardlinks", str(root), str(repo))
 
 
+def _run_showing(script, cwd, env):
+    """(exit status, what it printed) of a bash script, its lines shown as they come."""
+    proc = subprocess.Popen(["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    printed = []
+    for line in proc.stdout:
+        print(line, end="", flush=True)
+        printed.append(line)
+    return proc.wait(), "".join(printed)
+
+
 def run_check(root, chapter, work):
     root, work = Path(root).resolve(), Path(work).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -62,7 +75,7 @@ def run_check(root, chapter, work):
     env.update(GIT_AUTHOR_NAME="Course", GIT_AUTHOR_EMAIL="course@example.edu",
                GIT_COMMITTER_NAME="Course", GIT_COMMITTER_EMAIL="course@example.edu")
     script = "set -eu\n" + "".join(f"echo '+ {line}'\n{line}\n" for line in lines)
-    status = subprocess.run(["bash", "-c", script], cwd=repo, env=env).returncode
+    status, printed = _run_showing(script, repo, env)
     if status != 0:
         print(f"FAIL the term's commands (from {PAGE}) stopped with exit status {status}")
         return 1
@@ -79,6 +92,12 @@ def run_check(root, chapter, work):
             problems.append(f"the autograder zip's course file has no assignment {ASSIGNMENT}")
     out = repo / "build" / "class" / ASSIGNMENT
     problems += class_fixture.verify(expected, out, load(chapter, repo, ASSIGNMENT).sections)
+    # grade-class's last line: every student whose status cell is not "graded", in the gradebook's order.
+    look = statuses.need_a_look([(student, exp["status"]) for student, exp in sorted(expected.items())])
+    if look not in printed.splitlines():
+        problems.append(f"grade-class did not end with the line {look!r}")
+    if look not in (root / PAGE).read_text().splitlines():  # the page quotes it under "Statuses"
+        problems.append(f"{PAGE} does not quote grade-class's last line {look!r}")
     for p in problems:
         print(f"FAIL {p}")
     print(f"a term as {PAGE} walks it: {len(expected)} submissions graded, {len(problems)} problems")
