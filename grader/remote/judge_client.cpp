@@ -107,8 +107,13 @@ int8_t checks_for_launch() {
   return env && std::string(env) == "off" ? 0 : 1;
 }
 
-double default_launch_timeout() {
+double default_launch_timeout(dim3 grid, dim3 block) {
   if (const char* env = std::getenv("HALO_LAUNCH_TIMEOUT"); env && std::atof(env) > 0) return std::atof(env);
+  // HALO_TIMEOUT_SCALE (`./workbook check --arch`): the worker runs under qemu-user, several times
+  // slower than natively, and a launch's CPU time grows with it; its limit grows by as much, so
+  // that a slow kernel is not told as an endless loop on one architecture only.
+  if (const char* env = std::getenv("HALO_TIMEOUT_SCALE"); env && std::atof(env) > 1)
+    return std::atof(env) * cpu::launch_cpu_limit(grid, block);
   return 0;  // the worker's launch_cpu_limit
 }
 
@@ -263,7 +268,7 @@ cudaError_t Call::launch(int selector, dim3 grid, dim3 block, size_t dynamic_sha
   w.pod(uint8_t(settings.per_element));
   w.pod(uint8_t(settings.reverse));
   w.pod(checks_for_launch());
-  const double timeout = settings.timeout_s > 0 ? settings.timeout_s : default_launch_timeout();
+  const double timeout = settings.timeout_s > 0 ? settings.timeout_s : default_launch_timeout(grid, block);
   w.pod(timeout);
   w.pod(uint64_t(s_->arrays.size()));
   for (const cpu::Region& r : s_->arrays) {
