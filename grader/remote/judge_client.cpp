@@ -14,14 +14,14 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "../cpu/memory_registry.hpp"
+#include "../platform/platform.hpp"
+#include "../platform/worker_process.hpp"
 #include "halo/cpu/launch_record.hpp"
 #include "halo/remote/judge.hpp"
 #include "record_wire.hpp"
 #include "wire.hpp"
-#include "worker_process.hpp"
 
 namespace halo::remote {
 namespace {
@@ -135,8 +135,8 @@ WorkerProcess& running_worker() {
   spawn.worker_path = o.worker;
   spawn.env = worker_environment();
   spawn.sandbox = o.sandbox;
-  // The process limit counts threads: the CPU backend runs one OS thread per core.
-  spawn.limits.processes = std::max(64, 2 * int(std::thread::hardware_concurrency()) + 16);
+  // The process limit counts threads: the CPU backend runs one OS thread per CPU it may use.
+  spawn.limits.processes = std::max(64, 2 * int(platform::usable_cpus()) + 16);
   try {
     w = std::make_unique<WorkerProcess>(spawn);
   } catch (const std::exception& e) {

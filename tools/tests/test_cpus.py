@@ -1,5 +1,6 @@
 """halo.core.cpus: the CPUs this process may use, from a real affinity mask (taskset) and from fake
-cgroup folders and Slurm variables given by path and mapping, never the host's count."""
+cgroup folders (grader/platform/tests/cgroup_cases.txt, the cases the C++ runtime's rule is tested
+on too) and Slurm variables given by path and mapping, never the host's count."""
 import os
 import shutil
 import subprocess
@@ -13,72 +14,46 @@ from halo.core import build, cpus
 TOOLS = Path(__file__).resolve().parents[1]
 
 
-class FakeCgroup:
-    """A cgroup tree under a temporary folder and the /proc/self/cgroup text that points into it."""
+# The cases of the cgroup rule, shared with the C++ runtime's test (the file's header says the format).
+CASES = Path(__file__).resolve().parents[2] / "grader" / "platform" / "tests" / "cgroup_cases.txt"
 
-    def __init__(self, proc_lines):
-        self.dir = Path(tempfile.mkdtemp(prefix="halo-cgroup-"))
-        self.root = self.dir / "fs"
-        self.proc = self.dir / "proc-self-cgroup"
-        self.proc.write_text("".join(line + "\n" for line in proc_lines))
 
-    def write(self, relative, text):
-        path = self.root / relative
+def read_cases():
+    """(CPUs wanted or None, what it shows, /proc/self/cgroup text, {relative path: content})."""
+    cases = []
+    for line in CASES.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        wanted, what, proc, files = (field.strip() for field in line.split("|"))
+        cases.append((None if wanted == "none" else int(wanted), what,
+                      "".join(p.strip() + "\n" for p in proc.split(";")),
+                      dict(f.strip().split("=", 1) for f in files.split(";"))))
+    return cases
+
+
+def fake_tree(folder, proc, files):
+    """A cgroup tree under `folder` and the /proc/self/cgroup text that points into it."""
+    (folder / "self-cgroup").write_text(proc)
+    for relative, content in files.items():
+        path = folder / "fs" / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-    def cpus(self):
-        return cpus.cgroup_cpus(self.root, self.proc)
-
-    def close(self):
-        shutil.rmtree(self.dir)
+        path.write_text(content + "\n")
+    return folder / "fs", folder / "self-cgroup"
 
 
 class CgroupQuotaTest(unittest.TestCase):
-    def fake(self, proc_lines):
-        cg = FakeCgroup(proc_lines)
-        self.addCleanup(cg.close)
-        return cg
-
-    def test_v2_quota_of_the_own_folder_rounds_up(self):
-        cg = self.fake(["0::/job/step"])
-        cg.write("job/step/cpu.max", "150000 100000\n")
-        self.assertEqual(cg.cpus(), 2)
-
-    def test_v2_parent_quota_limits_a_child_without_one(self):
-        cg = self.fake(["0::/slot/inner"])
-        cg.write("slot/cpu.max", "300000 100000\n")
-        cg.write("slot/inner/cpu.max", "max 100000\n")
-        self.assertEqual(cg.cpus(), 3)
-
-    def test_v2_in_a_container_whose_path_is_the_hosts(self):
-        # Docker shows the host's path in /proc/self/cgroup and mounts the container's own cgroup
-        # at the root: the quota is found by walking up to it.
-        cg = self.fake(["0::/system.slice/docker-abc.scope"])
-        cg.write("cpu.max", "200000 100000\n")
-        self.assertEqual(cg.cpus(), 2)
-
-    def test_v2_no_quota(self):
-        cg = self.fake(["0::/"])
-        cg.write("cpu.max", "max 100000\n")
-        self.assertIsNone(cg.cpus())
-
-    def test_v1_quota(self):
-        cg = self.fake(["4:memory:/x", "2:cpu,cpuacct:/x"])
-        cg.write("cpu,cpuacct/x/cpu.cfs_quota_us", "400000\n")
-        cg.write("cpu,cpuacct/x/cpu.cfs_period_us", "100000\n")
-        self.assertEqual(cg.cpus(), 4)
-
-    def test_v1_unlimited(self):
-        cg = self.fake(["1:cpu:/"])
-        cg.write("cpu/cpu.cfs_quota_us", "-1\n")
-        cg.write("cpu/cpu.cfs_period_us", "100000\n")
-        self.assertIsNone(cg.cpus())
+    def test_every_case(self):
+        cases = read_cases()
+        self.assertGreaterEqual(len(cases), 6, f"{CASES} lost its cases")
+        for wanted, what, proc, files in cases:
+            with self.subTest(what), tempfile.TemporaryDirectory(prefix="halo-cgroup-") as folder:
+                root, proc_file = fake_tree(Path(folder), proc, files)
+                self.assertEqual(cpus.cgroup_cpus(root, proc_file), wanted)
 
     def test_quota_lowers_the_usable_count(self):
-        cg = self.fake(["0::/"])
-        cg.write("cpu.max", "100000 100000\n")
-        self.assertEqual(cpus.usable_cpus(cg.root, cg.proc, environ={}), 1)
+        with tempfile.TemporaryDirectory(prefix="halo-cgroup-") as folder:
+            root, proc_file = fake_tree(Path(folder), "0::/\n", {"cpu.max": "100000 100000"})
+            self.assertEqual(cpus.usable_cpus(root, proc_file, environ={}), 1)
 
 
 class SlurmTest(unittest.TestCase):
