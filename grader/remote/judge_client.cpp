@@ -113,10 +113,14 @@ double default_launch_timeout() {
 }
 
 // What the worker may see of the judge's environment: the knobs of the CPU backend, nothing else.
+// The worker's thread count is counted here: inside the sandbox the worker sees neither
+// SLURM_CPUS_PER_TASK (its environment is only this) nor the cgroup files (no /sys), only its
+// affinity, so it would take more CPUs than a container or a Slurm slot gives.
 std::vector<std::pair<std::string, std::string>> worker_environment() {
   std::vector<std::pair<std::string, std::string>> env;
   for (const char* name : {"HALO_THREADS", "HALO_DIAGNOSTICS", "HALO_LAUNCH_TIMEOUT"})
     if (const char* v = std::getenv(name)) env.emplace_back(name, v);
+  if (!std::getenv("HALO_THREADS")) env.emplace_back("HALO_THREADS", std::to_string(platform::usable_cpus()));
   return env;
 }
 
