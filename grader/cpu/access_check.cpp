@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../platform/platform.hpp"
 #include "execution.hpp"
 #include "halo/cpu/code_context.hpp"
 
@@ -260,12 +261,9 @@ HALO_CALLBACK_CODE void check_kernel_read(const void* address, unsigned size, co
   on_access(address, size, false, pc);
 }
 
-extern "C" char __start_halo_callbacks[] __attribute__((weak));
-extern "C" char __stop_halo_callbacks[] __attribute__((weak));
-
 bool in_callback_code(const void* pc) {
-  auto p = reinterpret_cast<const char*>(pc);
-  return p >= __start_halo_callbacks && p < __stop_halo_callbacks;
+  static const platform::AddressRange callbacks = platform::callback_code_section();
+  return callbacks.contains(reinterpret_cast<uintptr_t>(pc));
 }
 
 void raise_diagnostic(Worker& w, DiagnosticKind kind, std::string what, const void* pc) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "elf_symbols.hpp"
+#include "../platform/platform.hpp"
 #include "execution.hpp"
 
 namespace halo::cpu {
@@ -19,8 +19,8 @@ struct ConstantArray {
 
 std::vector<ConstantArray> read_constant_arrays() {
   std::vector<ConstantArray> arrays;
-  const uintptr_t bias = load_bias();
-  for (const ElfSymbol& s : executable_symbols())
+  const uintptr_t bias = platform::load_bias();
+  for (const platform::ExecutableSymbol& s : platform::executable_symbols())
     if (!s.tls && s.section == "halo_constant") arrays.push_back({bias + s.value, bias + s.value + s.size, s.name});
   return arrays;
 }

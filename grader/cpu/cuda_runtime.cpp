@@ -3,6 +3,7 @@
 // errors are remembered until cudaGetLastError() reads them.
 #include <cstring>
 
+#include "../platform/platform.hpp"
 #include "execution.hpp"
 #include "halo/cpu/code_context.hpp"
 #include "halo/cpu/cuda_runtime.hpp"
@@ -158,12 +159,9 @@ namespace halo::cpu {
 
 cudaError_t record_error(cudaError_t error) { return note(error); }
 
-extern "C" char __start_halo_constant[] __attribute__((weak));
-extern "C" char __stop_halo_constant[] __attribute__((weak));
-
 bool in_constant_section(const void* p, size_t bytes) {
-  const auto a = reinterpret_cast<uintptr_t>(p), lo = reinterpret_cast<uintptr_t>(__start_halo_constant),
-             hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  const auto [lo, hi] = platform::constant_section();
   return a >= lo && a <= hi && bytes <= hi - a;
 }
 

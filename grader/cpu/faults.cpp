@@ -1,15 +1,14 @@
 #include "faults.hpp"
 
 #include <signal.h>
-#include <ucontext.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "../platform/platform.hpp"
 #include "execution.hpp"
-#include "fault_pc.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -41,7 +40,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
       if (kSignals[k] == sig) sigaction(sig, &previous[k], nullptr);
     return;  // the fault happens again, under the previous handler
   }
-  const void* pc = interrupted_pc(context);
+  const void* pc = platform::interrupted_pc(context);
   if (sig == kTimeoutSignal) {
     // Interrupted inside the instrumentation: name the kernel's line of the access being checked.
     if (in_callback_code(pc) && w->access_pc) pc = w->access_pc;

@@ -1,10 +1,9 @@
-// Runs a grid on the CPU: blocks are handed out to one worker per core; within a block each
+// Runs a grid on the CPU: blocks are handed out to one worker per usable CPU; within a block each
 // CUDA thread is a fiber that runs until it finishes or reaches __syncthreads().
 //
 // A fiber gets a stack only when it starts and gives it back when it finishes, so a kernel
 // without barriers runs all its threads on one reused stack; a tiled kernel holds one stack
 // per thread of the block while they wait at the barrier.
-#include <link.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,13 +18,10 @@
 #include <string>
 #include <thread>
 
+#include "../platform/platform.hpp"
 #include "execution.hpp"
 #include "faults.hpp"
 #include "halo/cpu/scheduler.hpp"
-
-// Linker-provided bounds of the section that holds every __constant__ variable.
-extern "C" char __start_halo_constant[] __attribute__((weak));
-extern "C" char __stop_halo_constant[] __attribute__((weak));
 
 namespace halo::cpu {
 constinit thread_local Worker* tls_worker = nullptr;
@@ -65,27 +61,6 @@ double cpu_seconds(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-// The executable's static TLS block of the calling thread: all `static thread_local`
-// variables of the kernel translation unit, i.e. all __shared__ memory, live inside it.
-void find_tls_block(uintptr_t& lo, uintptr_t& hi) {
-  struct Out { uintptr_t lo = 0, hi = 0; } out;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        if (info->dlpi_name && info->dlpi_name[0] != '\0') return 0;  // the executable has no name here
-        for (int k = 0; k < info->dlpi_phnum; ++k) {
-          if (info->dlpi_phdr[k].p_type == PT_TLS && info->dlpi_tls_data) {
-            auto* o = static_cast<Out*>(data);
-            o->lo = reinterpret_cast<uintptr_t>(info->dlpi_tls_data);
-            o->hi = o->lo + info->dlpi_phdr[k].p_memsz;
-          }
-        }
-        return 1;
-      },
-      &out);
-  lo = out.lo;
-  hi = out.hi;
 }
 
 // What one launch's workers leave for the next: fiber stacks and shared-memory shadows. A test
@@ -301,7 +276,9 @@ void run_worker(Launch* L, unsigned worker_index) {
   w.launch = L;
   w.slots.resize(L->threads_per_block());
   w.array_tally.resize(L->regions.size());
-  find_tls_block(w.tls_lo, w.tls_hi);
+  const platform::AddressRange tls = platform::thread_tls_block();  // all __shared__ memory lives in it
+  w.tls_lo = tls.lo;
+  w.tls_hi = tls.hi;
   if (L->checks) w.shadow = take_shadow((w.tls_hi - w.tls_lo + 3) / 4);
   FaultStack fault_stack;  // a crash (even a stack overflow) is handled on its own stack
   tls_worker = &w;
@@ -318,7 +295,8 @@ void run_worker(Launch* L, unsigned worker_index) {
 }
 
 unsigned worker_count(size_t blocks) {
-  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  static const unsigned usable = platform::usable_cpus();  // this process's share, not the host's count
+  unsigned n = usable;
   if (const char* env = std::getenv("HALO_THREADS")) n = std::max(1, std::atoi(env));
   return unsigned(std::min<size_t>(n, blocks));
 }
@@ -478,8 +456,9 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   L.regions = MemoryRegistry::instance().snapshot();
   std::sort(L.regions.begin(), L.regions.end(), [](const Region& a, const Region& b) { return a.lo < b.lo; });
   for (const Region& r : L.regions) L.zones.push_back({r.zone_lo, r.zone_hi - r.zone_lo});
-  L.constant_lo = reinterpret_cast<uintptr_t>(__start_halo_constant);
-  L.constant_hi = reinterpret_cast<uintptr_t>(__stop_halo_constant);
+  const platform::AddressRange constants = platform::constant_section();
+  L.constant_lo = constants.lo;
+  L.constant_hi = constants.hi;
   L.per_thread = per_thread_requested;
   L.per_element = per_element_requested;
   L.checks = checks_requested;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "elf_symbols.hpp"
+#include "../platform/platform.hpp"
 #include "execution.hpp"
 
 // The block's dynamic shared memory: every `extern __shared__` array of a kernel file names it
@@ -129,7 +129,7 @@ TlsSymbol::Kind kind_of(const std::string& mangled, const std::string& plain) {
 SharedLayout read_layout() {
   SharedLayout out;
   std::vector<std::string> extern_names;
-  for (const ElfSymbol& e : executable_symbols()) {
+  for (const platform::ExecutableSymbol& e : platform::executable_symbols()) {
     if (e.name.rfind("halo_extern_shared_name_", 0) == 0) {
       const std::string declared = e.name.substr(24);
       if (std::find(extern_names.begin(), extern_names.end(), declared) == extern_names.end())

@@ -14,14 +14,14 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "../cpu/memory_registry.hpp"
+#include "../platform/platform.hpp"
+#include "../platform/worker_process.hpp"
 #include "halo/cpu/launch_record.hpp"
 #include "halo/remote/judge.hpp"
 #include "record_wire.hpp"
 #include "wire.hpp"
-#include "worker_process.hpp"
 
 namespace halo::remote {
 namespace {
@@ -118,10 +118,14 @@ double default_launch_timeout(dim3 grid, dim3 block) {
 }
 
 // What the worker may see of the judge's environment: the knobs of the CPU backend, nothing else.
+// The worker's thread count is counted here: inside the sandbox the worker sees neither
+// SLURM_CPUS_PER_TASK (its environment is only this) nor the cgroup files (no /sys), only its
+// affinity, so it would take more CPUs than a container or a Slurm slot gives.
 std::vector<std::pair<std::string, std::string>> worker_environment() {
   std::vector<std::pair<std::string, std::string>> env;
   for (const char* name : {"HALO_THREADS", "HALO_DIAGNOSTICS", "HALO_LAUNCH_TIMEOUT"})
     if (const char* v = std::getenv(name)) env.emplace_back(name, v);
+  if (!std::getenv("HALO_THREADS")) env.emplace_back("HALO_THREADS", std::to_string(platform::usable_cpus()));
   return env;
 }
 
@@ -140,8 +144,8 @@ WorkerProcess& running_worker() {
   spawn.worker_path = o.worker;
   spawn.env = worker_environment();
   spawn.sandbox = o.sandbox;
-  // The process limit counts threads: the CPU backend runs one OS thread per core.
-  spawn.limits.processes = std::max(64, 2 * int(std::thread::hardware_concurrency()) + 16);
+  // The process limit counts threads: the CPU backend runs one OS thread per CPU it may use.
+  spawn.limits.processes = std::max(64, 2 * int(platform::usable_cpus()) + 16);
   try {
     w = std::make_unique<WorkerProcess>(spawn);
   } catch (const std::exception& e) {

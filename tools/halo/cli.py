@@ -29,7 +29,7 @@ def _parser():
     gc.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml to grade (default: its only "
                                                          "one; without a course file, every section)")
     gc.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
-    gc.add_argument("--jobs", type=int, metavar="N", help="submissions graded at once (default: one per core)")
+    gc.add_argument("--jobs", type=int, metavar="N", help="submissions graded at once (default: one per CPU this process may use)")
     gc.add_argument("--fresh", action="store_true", help="grade every submission again, even those already graded")
 
     c = sub.add_parser("check", help="the project's own test suite (what CI runs)")

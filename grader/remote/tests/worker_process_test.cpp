@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "../worker_process.hpp"
+#include "../../platform/worker_process.hpp"
 
 namespace fs = std::filesystem;
 using halo::remote::SpawnOptions;

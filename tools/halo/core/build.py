@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .cpus import usable_cpus
+
 
 def jobs():
-    return str(max(1, os.cpu_count() or 1))
+    """Parallel jobs for the build tool and CTest: the CPUs this process may use, not the host's."""
+    return str(usable_cpus())
 
 
 def cache_value(build_dir, name):

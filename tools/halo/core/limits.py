@@ -1,7 +1,7 @@
 """The resource limits grading runs under, against the hard limits of the account that grades.
 
 Every step that touches submission code asks for limits of its own (the compile in sandbox.py,
-the worker in grader/remote/worker_process.cpp). An unprivileged process cannot raise a hard
+the worker in grader/platform/linux/worker_process.cpp). An unprivileged process cannot raise a hard
 limit, so on a course server with, say, `ulimit -t 120` a step that asks for more failed to
 start, and every student scored 0. Now each step asks for min(wanted, hard) (`fitted`), and
 `shortfall` is checked once before anything is graded: where a hard limit is below what grading

@@ -1,5 +1,5 @@
 """The sandbox around every step that compiles a submission's code (the worker that runs it is
-started by the judge, grader/remote/worker_process.cpp, with the same rules).
+started by the judge, grader/platform/linux/worker_process.cpp, with the same rules).
 
 bubblewrap (Debian's `bubblewrap`) gives the step a view of the machine with only what it needs
 (the toolchain read-only, the files it compiles read-only, its output folder writable, a private

@@ -32,9 +32,9 @@ TEMPLATES_IN_REPO = "tools/halo/course/autograder"  # where the zip's root files
 
 # Left out of the zip, and why. Grading needs only what `./workbook grade --exercises DIR` and
 # `./workbook export gradescope` read: CMake in grade mode (grader/CMakeLists.txt and
-# grader/cmake/, which build grader/cpu, grader/include, grader/testing and grader/sections and
-# nothing below), chapters/manifest.toml and chapters/*/questions.toml, the stubs and the
-# Python tools the grade run imports. A folder ends with "/".
+# grader/cmake/, which build grader/cpu, grader/platform, grader/include, grader/testing and
+# grader/sections and nothing below), chapters/manifest.toml and chapters/*/questions.toml, the
+# stubs and the Python tools the grade run imports. A folder ends with "/".
 EXCLUDED = {
     "solutions/": "the reference kernels and answer keys themselves",
     "grader/wrong/": "known-wrong kernels, written as edits of the reference kernels (each quotes "

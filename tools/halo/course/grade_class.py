@@ -29,6 +29,7 @@ from pathlib import Path
 from . import export_autograder
 from ..core import results as results_file
 from ..core import limits, sandbox, statuses, toolchain, variants
+from ..core.cpus import usable_cpus
 from . import class_report, class_submission, feedback, gradebook
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness
@@ -164,12 +165,13 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
             f.unlink()
     procs = class_submission.Processes()
     ctx = (root, chapter, assignment, harness, work, procs, found, seed)
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    # Each launch runs on HALO_THREADS workers (every core, by default); with `jobs` submissions
-    # graded at once that oversubscribes the cores. Share them out instead (unless set by hand).
+    cpus = usable_cpus()  # this process's share (affinity, cgroup quota, Slurm), not the host's
+    jobs = max(1, jobs or cpus)
+    # Each launch runs on HALO_THREADS workers (every usable CPU, by default); with `jobs`
+    # submissions graded at once that oversubscribes them. Share them out instead (unless set by hand).
     threads_before = os.environ.get("HALO_THREADS")
     if threads_before is None:
-        os.environ["HALO_THREADS"] = str(max(1, (os.cpu_count() or 1) // jobs))
+        os.environ["HALO_THREADS"] = str(max(1, cpus // jobs))
     bar = Bar(len(subs))
     graded, timings = {}, {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)

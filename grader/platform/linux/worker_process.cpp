@@ -2,7 +2,7 @@
 //   1. the child side: the supervisor and the worker between fork() and execve();
 //   2. bubblewrap: its argv and the once-per-process trial that decides whether it works here;
 //   3. the judge side: WorkerProcess itself.
-#include "worker_process.hpp"
+#include "../worker_process.hpp"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -28,7 +28,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "frame.hpp"
+#include "../../remote/frame.hpp"
 
 namespace halo::remote {
 namespace {

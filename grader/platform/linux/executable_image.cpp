@@ -1,5 +1,7 @@
-#include "elf_symbols.hpp"
-
+// The running executable's image on Linux: its ELF symbol table (read from /proc/self/exe), its
+// load address and static TLS block (from the dynamic loader, dl_iterate_phdr), and the bounds of
+// the runtime's sections (__start_/__stop_ symbols, which the linker defines for every section
+// whose name is a C identifier).
 #include <cxxabi.h>
 #include <elf.h>
 #include <link.h>
@@ -9,7 +11,14 @@
 #include <fstream>
 #include <mutex>
 
-namespace halo::cpu {
+#include "../platform.hpp"
+
+extern "C" char __start_halo_constant[] __attribute__((weak));
+extern "C" char __stop_halo_constant[] __attribute__((weak));
+extern "C" char __start_halo_callbacks[] __attribute__((weak));
+extern "C" char __stop_halo_callbacks[] __attribute__((weak));
+
+namespace halo::platform {
 namespace {
 
 std::string short_name(const std::string& mangled) {
@@ -23,8 +32,8 @@ std::string short_name(const std::string& mangled) {
   return name;
 }
 
-std::vector<ElfSymbol> read_symbols() {
-  std::vector<ElfSymbol> out;
+std::vector<ExecutableSymbol> read_symbols() {
+  std::vector<ExecutableSymbol> out;
   // One read of the whole file (a few MB): through istreambuf_iterator, a byte at a time, it was
   // a visible part of every worker's start.
   std::ifstream f("/proc/self/exe", std::ios::binary | std::ios::ate);
@@ -50,7 +59,7 @@ std::vector<ElfSymbol> read_symbols() {
     const size_t count = sh[k].sh_size / sizeof(Elf64_Sym);
     for (size_t j = 0; j < count; ++j) {
       if (sym[j].st_name >= strtab.sh_size || sym[j].st_shndx == SHN_UNDEF || sym[j].st_size == 0) continue;
-      ElfSymbol s;
+      ExecutableSymbol s;
       s.value = sym[j].st_value;
       s.size = sym[j].st_size;
       s.tls = ELF64_ST_TYPE(sym[j].st_info) == STT_TLS;
@@ -63,11 +72,15 @@ std::vector<ElfSymbol> read_symbols() {
   return out;
 }
 
+AddressRange between(const char* lo, const char* hi) {
+  return {reinterpret_cast<uintptr_t>(lo), reinterpret_cast<uintptr_t>(hi)};
+}
+
 }  // namespace
 
-const std::vector<ElfSymbol>& executable_symbols() {
+const std::vector<ExecutableSymbol>& executable_symbols() {
   static std::once_flag once;
-  static std::vector<ElfSymbol> symbols;
+  static std::vector<ExecutableSymbol> symbols;
   std::call_once(once, [] { symbols = read_symbols(); });
   return symbols;
 }
@@ -83,4 +96,25 @@ uintptr_t load_bias() {
   return bias;
 }
 
-}  // namespace halo::cpu
+AddressRange thread_tls_block() {
+  AddressRange out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        if (info->dlpi_name && info->dlpi_name[0] != '\0') return 0;  // the executable has no name here
+        for (int k = 0; k < info->dlpi_phnum; ++k) {
+          if (info->dlpi_phdr[k].p_type == PT_TLS && info->dlpi_tls_data) {
+            auto* o = static_cast<AddressRange*>(data);
+            o->lo = reinterpret_cast<uintptr_t>(info->dlpi_tls_data);
+            o->hi = o->lo + info->dlpi_phdr[k].p_memsz;
+          }
+        }
+        return 1;
+      },
+      &out);
+  return out;
+}
+
+AddressRange constant_section() { return between(__start_halo_constant, __stop_halo_constant); }
+AddressRange callback_code_section() { return between(__start_halo_callbacks, __stop_halo_callbacks); }
+
+}  // namespace halo::platform
