@@ -53,7 +53,8 @@ def tarball(root, arch):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")   # never cached half-written
-    cmd = ["mmdebstrap", "--variant=apt", f"--architecture={arch}", SUITE, str(partial), MIRROR]
+    # --format: mmdebstrap otherwise guesses from the name, and ".partial" would make a directory.
+    cmd = ["mmdebstrap", "--variant=apt", "--format=tar", f"--architecture={arch}", SUITE, str(partial), MIRROR]
     print(f"halo: making the Debian 12 {arch} base: {' '.join(cmd)}", flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
