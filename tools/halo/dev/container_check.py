@@ -6,11 +6,13 @@ student opens is built and graded in, as they would use it.
    binfmt_misc) from a Debian 12 base that mmdebstrap made (container_base: no registry here).
 2. The clone mounted at /workspaces/halo, as Codespaces mounts a repository, and owned by the
    image's non-root user; inside, as that user:
-   - with 7.2's reference kernel and answers in exercises/, `./workbook grade 7.2` passes;
+   - the image runs as its non-root user;
+   - with 7.2's reference kernel and answers in exercises/, `./workbook grade 7.2` passes without
+     installing anything (the image's `./workbook setup` did);
    - with a known-wrong kernel there (ghost cells loaded), it fails and prints its message;
    - each grade says exactly once that it runs without the bubblewrap sandbox, with limits only
-     (a container's default seccomp profile stops bubblewrap's namespaces), or says nothing of
-     it where bubblewrap does start.
+     (in rootful podman here bwrap "Can't mount proc"; Docker's default seccomp profile stops its
+     namespaces), or says nothing of it where bubblewrap does start.
 A step that cannot run (no podman, no base, a build that fails) fails the check; nothing skips.
 """
 import json
@@ -30,6 +32,8 @@ WORKSPACE = "/workspaces/halo"
 USER_UID = 1000   # the Containerfile's default USER_UID, passed to the build so both agree
 IMAGE = "localhost/halo-devcontainer"
 # What sandbox.announce prints when bubblewrap cannot start: the student is told once per grade.
+# What toolchain.ensure and pydeps.ensure_apt print before apt-get: the image should need neither.
+INSTALLING = re.compile(r"^halo: installing ", re.M)
 LIMITS_ONLY = re.compile(r"without the bubblewrap sandbox \(.*\): resource limits only")
 
 
@@ -77,10 +81,16 @@ def sandbox_problems(what, output, isolation):
 
 
 def _timed(cmd, what):
+    """(exit status, output, seconds) of a podman step, its output shown as it comes."""
     print(f"halo check --container: {what}", flush=True)
     started = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return p.returncode, p.stdout, time.monotonic() - started
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        lines.append(line)
+    sys.stdout.flush()
+    return proc.wait(), "".join(lines), time.monotonic() - started
 
 
 def run(root, arch, build_dir=None):
@@ -104,21 +114,27 @@ def run(root, arch, build_dir=None):
     tag = f"{IMAGE}:{platform}"
     code, out, build_s = _timed(build_command(repo, platform, base, tag), f"building {tag} for linux/{platform}")
     if code != 0:
-        print(out[-6000:])
         print(f"halo check --container: FAILED: podman build exited {code} (output above)", file=sys.stderr)
         return 1
+
+    problems, times = [], {"image build": build_s}
+    code, out, _ = _timed(container_base.PODMAN + ["run", "--rm", "--platform", f"linux/{platform}",
+                                                   *container_base.ulimits(), tag, "id", "-u"],
+                          "the user the image runs as")
+    if code != 0 or out.strip() != str(USER_UID):
+        problems.append(f"the image runs as uid {out.strip()!r} (exit {code}), not the non-root {USER_UID}")
 
     chapter = load_chapter(repo)
     section = chapter.section(SECTION)
     folder = repo / "exercises" / section.folder
-    problems, times = [], {"image build": build_s}
     shutil.copytree(repo / "solutions" / section.folder, folder, dirs_exist_ok=True)
     _give_to_user(repo)
     code, out, times["grade 7.2, reference kernel"] = _timed(grade_command(repo, platform, tag),
                                                              f"./workbook grade {SECTION} on the reference kernel")
-    print(out[-3000:])
     if code != 0:
         problems.append(f"./workbook grade {SECTION} in the container failed the reference kernel (exit {code})")
+    if INSTALLING.search(out):
+        problems.append("the grade installed packages: the image lacks what `./workbook setup` should have put in it")
     isolation = isolation_of(repo)
     problems += sandbox_problems("the reference kernel's grade", out, isolation)
 
@@ -128,7 +144,6 @@ def run(root, arch, build_dir=None):
     _give_to_user(repo)
     code, out, times[f"grade 7.2, '{wrong_name}'"] = _timed(grade_command(repo, platform, tag),
                                                             f"./workbook grade {SECTION} on '{wrong_name}'")
-    print(out[-3000:])
     if code == 0:
         problems.append(f"./workbook grade {SECTION} in the container passed the wrong kernel '{wrong_name}'")
     if not re.search(wrong.expect, out):
