@@ -155,5 +155,5 @@ def run(root, arch, build_dir=None):
         print(f"FAIL {p}")
     print(f"\nhalo check --container: linux/{platform} image {tag} from {base}, grading with isolation {isolation}; " +
           ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + f"; whole check {time.monotonic() - started:.0f} s")
-    print(f"halo check --container: {len(problems)} problems")
+    print(f"halo check --container: {len(problems)} problem{'' if len(problems) == 1 else 's'}")
     return 1 if problems else 0
