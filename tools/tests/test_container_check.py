@@ -40,6 +40,14 @@ class DevContainerFiles(unittest.TestCase):
         # The context is the repository (the image copies ./workbook and tools/), relative to the file.
         self.assertEqual((DEVCONTAINER / self.config["build"]["context"]).resolve(), REPO_ROOT.resolve())
 
+    def test_the_build_context_holds_what_the_image_copies_and_nothing_else(self):
+        lines = [line for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
+                 if line and not line.startswith("#")]
+        self.assertEqual(lines[0], "*")
+        kept = {line[1:] for line in lines if line.startswith("!")}
+        copied = {line.split()[1] for line in self.containerfile.splitlines() if line.startswith("COPY ")}
+        self.assertEqual(kept, copied)
+
     def test_the_base_is_a_build_argument_whose_default_is_public_debian_12(self):
         self.assertEqual(self.arg_default("BASE"), "debian:12")
         self.assertEqual(self.config["build"]["args"]["BASE"], "debian:12")
