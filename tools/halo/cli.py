@@ -32,8 +32,8 @@ def _parser():
     gc.add_argument("--jobs", type=int, metavar="N", help="submissions graded at once (default: one per core)")
     gc.add_argument("--fresh", action="store_true", help="grade every submission again, even those already graded")
 
-    su = sub.add_parser("setup", help="install what grade and check build with (clang, CMake, Ninja, Boost.Context, "
-                                      "doctest, bubblewrap) and build nothing; the Dev Container's image runs it")
+    sub.add_parser("setup", help="install what grade and check build with (clang, CMake, Ninja, Boost.Context, "
+                   "doctest, bubblewrap) and build nothing; the Dev Container's image runs it")
     c = sub.add_parser("check", help="the project's own test suite (what CI runs)")
     c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check, or build/ARCH)")
     c.add_argument("--arch", choices=["arm64", "aarch64"],
@@ -42,7 +42,7 @@ def _parser():
     c.add_argument("--container", action="store_true",
                    help="build the Dev Container's image (.devcontainer/) with podman from a Debian base made by "
                         "mmdebstrap, for linux/amd64 or, with --arch arm64, linux/arm64 under qemu, and grade 7.2 "
-                        "inside it (needs root; not part of the plain check)")
+                        "inside it (needs root; the plain check runs the linux/amd64 one as a test)")
     c.add_argument("--sections", nargs="+", metavar="SECTION",
                    help="with --arch: only these sections' tests (CI runs 7.2 7.4)")
 

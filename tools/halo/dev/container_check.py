@@ -11,8 +11,9 @@ student opens is built and graded in, as they would use it.
      installing anything (the image's `./workbook setup` did);
    - with a known-wrong kernel there (ghost cells loaded), it fails and prints its message;
    - each grade says exactly once that it runs without the bubblewrap sandbox, with limits only
-     (in rootful podman here bwrap "Can't mount proc"; Docker's default seccomp profile stops its
-     namespaces), or says nothing of it where bubblewrap does start.
+     (in rootful podman here bwrap "Can't mount proc", under qemu-user it cannot make namespaces,
+     and Docker's default seccomp profile stops them), or says nothing of it where bubblewrap
+     does start.
 A step that cannot run (no podman, no base, a build that fails) fails the check; nothing skips.
 """
 import json
@@ -31,9 +32,9 @@ SECTION = "7.2"
 WORKSPACE = "/workspaces/halo"
 USER_UID = 1000   # the Containerfile's default USER_UID, passed to the build so both agree
 IMAGE = "localhost/halo-devcontainer"
-# What sandbox.announce prints when bubblewrap cannot start: the student is told once per grade.
 # What toolchain.ensure and pydeps.ensure_apt print before apt-get: the image should need neither.
 INSTALLING = re.compile(r"^halo: installing ", re.M)
+# What sandbox.announce prints when bubblewrap cannot start: the student is told once per grade.
 LIMITS_ONLY = re.compile(r"without the bubblewrap sandbox \(.*\): resource limits only")
 
 
