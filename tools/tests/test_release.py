@@ -281,6 +281,16 @@ class Release(unittest.TestCase):
             for rel in copied:  # the build context is the release's root (devcontainer.json)
                 self.assertTrue((out / rel).exists(), f"{out.name}: the image copies {rel}, which is not there")
 
+    def test_a_commit_without_the_dev_container_makes_no_release(self):
+        source = self.tmp / "source-without-devcontainer"
+        shutil.copytree(self.source, source)
+        _git(source, "rm", "-rq", ".devcontainer")
+        _git(source, "commit", "-qm", "no Dev Container")
+        status, _text, err = make_release(source, self.tmp / "no-devcontainer", "7.2")
+        self.assertEqual(status, 2)
+        self.assertIn(".devcontainer/devcontainer.json", err)
+        self.assertFalse((self.tmp / "no-devcontainer").exists())
+
     def test_the_readme_names_the_sections_and_how_to_grade_them(self):
         readme = (self.formative / "README.md").read_text()
         for words in ("./workbook grade 7.2 7.4", "./workbook hint 7.2", "./workbook lesson 7.2", "./workbook status",
