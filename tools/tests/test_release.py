@@ -19,7 +19,7 @@ from halo.core import answers_phase
 from halo import cli
 from halo.course import export_autograder
 from halo.core.chapter_data import ChapterError, load_chapter
-from halo.course import release, release_guard, release_toml
+from halo.course import release, release_files, release_guard, release_toml
 from halo.core.regions import solution_regions
 from halo.core.tomlcompat import loads_toml
 
@@ -271,10 +271,30 @@ class Release(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertIn("differs", err)
 
+    def test_every_release_holds_the_dev_container_and_what_its_image_copies(self):
+        for out in (self.formative, self.summative):
+            for rel in release_files.REQUIRED:
+                self.assertEqual((out / rel).read_bytes(), self.head[rel], f"{out.name}: {rel}")
+            lines = (out / ".devcontainer" / "Containerfile").read_text().splitlines()
+            copied = [line.split()[1] for line in lines if line.startswith("COPY ")]
+            self.assertTrue(copied, "the Containerfile copies the bootstrap in")
+            for rel in copied:  # the build context is the release's root (devcontainer.json)
+                self.assertTrue((out / rel).exists(), f"{out.name}: the image copies {rel}, which is not there")
+
+    def test_a_commit_without_the_dev_container_makes_no_release(self):
+        source = self.tmp / "source-without-devcontainer"
+        shutil.copytree(self.source, source)
+        _git(source, "rm", "-rq", ".devcontainer")
+        _git(source, "commit", "-qm", "no Dev Container")
+        status, _text, err = make_release(source, self.tmp / "no-devcontainer", "7.2")
+        self.assertEqual(status, 2)
+        self.assertIn(".devcontainer/devcontainer.json", err)
+        self.assertFalse((self.tmp / "no-devcontainer").exists())
+
     def test_the_readme_names_the_sections_and_how_to_grade_them(self):
         readme = (self.formative / "README.md").read_text()
         for words in ("./workbook grade 7.2 7.4", "./workbook hint 7.2", "./workbook lesson 7.2", "./workbook status",
-                      "exercises/7.4-tiled-1d/convolution_1d_tiled.cu"):
+                      "exercises/7.4-tiled-1d/convolution_1d_tiled.cu", "Codespaces", "Reopen in Container"):
             self.assertIn(words, readme)
         self.assertIn("/course.toml", (self.formative / ".gitignore").read_text())
 

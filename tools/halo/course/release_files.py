@@ -32,6 +32,9 @@ RELEASE_EXCLUDED = {
     "README.md": "the student's README, naming the assignment, is written instead",
     "exercises/.generated.json": "what `./workbook sync` wrote last; sync is for instructors",
 }
+# What every release must hold as HEAD has it: the Dev Container, which "Open in Codespaces" and
+# "Reopen in Container" build, so that a student on a Mac or Windows has a way to grade.
+REQUIRED = (".devcontainer/devcontainer.json", ".devcontainer/Containerfile")
 CODE = ("grader/", "tools/")  # code that may name a formula: C++ judges, Python figures
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 GIVEN_INCLUDE = re.compile(r"halo/given/([A-Za-z0-9_]+\.cuh)")
@@ -215,6 +218,10 @@ def build(files, chapter, assignment, commit, created):
         if parts[0] == "exercises" and len(parts) > 2 and parts[1] in chosen:
             given_used |= set(GIVEN_INCLUDE.findall(_text(data)))
     tree = {rel: data for rel, data in head.items() if carried(rel, chosen, folders, given_used)}
+    missing = [rel for rel in REQUIRED if rel not in tree]
+    if missing:
+        raise ReleaseError(f"the commit has no {', '.join(missing)}: a release without its Dev Container leaves "
+                           "students on a Mac, on Windows or in Codespaces no way to grade")
     withheld, quoted = withheld_answers(head, chapter, assignment)
     keep = needed_formulas(tree, head, chapter, assignment, withheld)
     dropped, kept_folders = [], set()

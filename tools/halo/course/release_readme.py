@@ -79,7 +79,12 @@ def readme(assignment, withheld):
               "CMake, Ninja, Boost.Context, doctest; it prints the `sudo apt-get install` line when it cannot) "
               "and builds the grader, which takes a few minutes; later runs take seconds. Python 3.11 or newer "
               "(3.9 with `python3-tomli`) runs `./workbook`. Every test of an untouched exercise fails, with a "
-              "message saying what is still to do.", ""]
+              "message saying what is still to do.", "",
+              "On a Mac, on Windows or with no machine at all: open this repository in its Dev Container "
+              "(`.devcontainer/`, everything grading needs on Debian 12): **Code → Codespaces → Create codespace** "
+              "on GitHub, or VS Code's **Reopen in Container** with Docker Desktop, OrbStack or Colima (on "
+              "Windows, WSL2 also runs `./workbook` directly). [docs/platforms.md](docs/platforms.md) says how "
+              "each is tested.", ""]
     if withheld:
         counted = ", ".join(f"{n} in {sid}" for sid, n in withheld.items())
         lines += ["## Answers", "",
