@@ -23,6 +23,7 @@ Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<stud
 from __future__ import annotations
 
 import concurrent.futures
+from collections import Counter
 import hashlib
 import json
 import os
@@ -144,10 +145,11 @@ def _grade_unlocked(ctx, sub, home):
 
 
 def _stored(work, student):
-    """(results, error) of a student's last finished grade, or None when there is none."""
+    """(results.json's path, error) of a student's last finished grade, or None when there is
+    none. The path, not the results: a class of 10,000 is read one student at a time."""
     home = work / "students" / student
     if (home / "fingerprint").is_file() and (home / "results.json").is_file():
-        return json.loads((home / "results.json").read_text()), None
+        return home / "results.json", None
     if (home / ERROR).is_file():
         return None, (home / ERROR).read_text().strip()
     return None
@@ -246,7 +248,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
             for fut in finished:
                 sub = pending.pop(fut)
                 student, res, error, seconds, resumed = fut.result()
-                graded[student] = (res, error)
+                graded[student] = error
                 bar.done += 1
                 if not resumed:
                     bar.graded_now += 1
@@ -268,7 +270,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     if threads_before is None:
         os.environ.pop("HALO_THREADS", None)
     if shard:
-        errors = sum(1 for _, e in graded.values() if e)
+        errors = sum(1 for e in graded.values() if e)
         print(f"shard {shard[0]} of {shard[1]}: {len(graded)} submissions, {bar.graded_now} graded now, "
               f"{len(graded) - bar.graded_now} already graded, {errors} the grader could not grade. "
               f"When every shard has finished: grade-class --collect")
@@ -280,7 +282,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
 
 
 def _stored_all(work, subs):
-    """{student: (results, error)} of every student, the missing ones with their not-graded status."""
+    """{student: (results path, error)} of every student, the missing ones with their not-graded status."""
     graded = {}
     for position, sub in enumerate(subs):
         graded[sub.student] = _stored(work, sub.student) or (None, _not_graded(work, position))
@@ -308,24 +310,26 @@ def _collect(chapter, assignment, subs, work, out):
 
 
 def _write_outputs(chapter, assignment, subs, graded, work, out, timing):
-    rows, by_student = [], {}
+    rows, per_section, written = [], {}, 0
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
     for sub in subs:
-        res, error = graded[sub.student]
+        path, error = graded[sub.student]
+        res = json.loads(path.read_text()) if path else None
         if res is None and error.startswith("not graded"):
             rows.append((sub.student, None, error))  # no points at all, rather than 0
             continue
         sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
         rows.append((sub.student, sc, gradebook.status(res, error)))
         if res:
-            by_student[sub.student] = res
+            _add_mistakes(per_section, class_report.mistakes({sub.student: res}))
+            written += 1
             notes = (work / "students" / sub.student / "submission.txt").read_text()
             bs = feedback.blocks(sub.student, assignment, res, sc, notes)
             (fb / f"{sub.student}.md").write_text(feedback.markdown(bs))
             (fb / f"{sub.student}.html").write_text(feedback.to_html(bs, f"{assignment.title}: {sub.student}"))
     gradebook.write(out / "gradebook.csv", assignment, rows)
-    report = class_report.render(assignment.ids, class_report.mistakes(by_student),
+    report = class_report.render(assignment.ids, per_section,
                                  _identical(assignment, subs, work))
     graded_now = list(timing["seconds"].values())
     lines = [report.rstrip(), "", "## Time to grade", ""]
@@ -345,7 +349,20 @@ def _write_outputs(chapter, assignment, subs, graded, work, out, timing):
         lines += ["", "## Submissions the grader could not grade", ""] + [f"- {s}: {e}" for s, e in errors]
     (out / "class-report.md").write_text("\n".join(lines) + "\n")
     (out / "timings.json").write_text(json.dumps(timing, indent=2) + "\n")
-    print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {len(by_student)} feedback files in {fb}")
+    print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {written} feedback files in {fb}")
+
+
+def _add_mistakes(total, one):
+    """Adds one student's class_report.mistakes() to the class's (counted as it goes, so that no
+    more than one student's results are held at once). Added in sorted order: mistakes() counts
+    from sets, whose order changes from one process to the next, and the report's ties follow the
+    order counted; sorted, a shard's collect and an unsharded run write the same report."""
+    for sid, m in one.items():
+        into = total.setdefault(sid, {"keys": Counter(), "tests": Counter(), "students": 0})
+        for kind in ("keys", "tests"):
+            for name in sorted(m[kind]):
+                into[kind][name] += m[kind][name]
+        into["students"] += m["students"]
 
 
 def _identical(assignment, subs, work):
