@@ -82,6 +82,18 @@ class Collect(unittest.TestCase):
         self.assertEqual((rows["alice"][-1], rows["bob"][-1]), ("graded", "graded"))
         self.assertGreater(float(rows["alice"][1]), float(rows["bob"][1]))
 
+    def test_a_pool_of_workers_writes_what_one_process_writes(self):
+        graded = {f"s{k:03d}": 10 + k % 6 for k in range(12)}
+        outputs = []
+        for serial_below in (10**6, 0):
+            out = self._class(graded)
+            with mock.patch.object(grade_class, "SERIAL_BELOW", serial_below), \
+                    mock.patch.object(job_cpus, "available", return_value=2):
+                self.assertEqual(self._collect(out, list(graded))[0], 0)
+            outputs.append([(out / f).read_bytes() for f in ("gradebook.csv", "feedback/s007.html")]
+                           + [(out / "class-report.md").read_text().split("## Time to grade")[0]])
+        self.assertEqual(outputs[0], outputs[1])
+
     def test_a_student_of_a_shard_that_did_not_finish_is_named_not_scored_zero(self):
         out = self._class({"alice": 15, "carol": 15})
         class_shards.remember(out / "work", 2)

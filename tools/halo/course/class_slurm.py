@@ -83,7 +83,7 @@ def write(root, out, grade_args, assignment, s):
     jobs = {
         "harness": (_header(f"halo-{assignment}-harness", s, logs / "harness-%j.out", s["cpus"]),
                     f"{command} --harness"),
-        "shards": (_header(f"halo-{assignment}-shards", s, logs / "shard-%a-of-%A.out", s["cpus"])
+        "shards": (_header(f"halo-{assignment}-shards", s, logs / "shard-%a-job-%A.out", s["cpus"])
                    + [f"#SBATCH --array=1-{n}%{s['throttle']}"],
                    f'{command} --shard "$SLURM_ARRAY_TASK_ID/{n}"'),
         "collect": (_header(f"halo-{assignment}-collect", s, logs / "collect-%j.out", 1),
@@ -141,8 +141,9 @@ def run(root, chapter, submissions, out, assignment_name, course, options, do_su
     if course:
         grade_args += ["--course", str(Path(course).resolve())]
     paths = write(root, out, grade_args, assignment.name, s)
+    cpus = f"{s['cpus']} CPU{'s' if s['cpus'] > 1 else ''}"
     print(f"wrote {', '.join(str(p) for p in paths)}: the harness, then {s['shards']} shards of a class of "
-          f"{len(subs)} ({s['throttle']} at a time, {s['cpus']} CPUs each), then the collect step")
+          f"{len(subs)} ({s['throttle']} at a time, {cpus} each), then the collect step")
     if not do_submit:
         print("submit them with --submit, or by hand: each with sbatch --dependency=afterok:<the job before>")
         return 0

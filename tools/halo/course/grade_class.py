@@ -23,14 +23,15 @@ Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<stud
 from __future__ import annotations
 
 import concurrent.futures
-from collections import Counter
 import hashlib
 import json
+import multiprocessing
 import os
 import random
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from . import export_autograder
@@ -310,27 +311,21 @@ def _collect(chapter, assignment, subs, work, out):
 
 
 def _write_outputs(chapter, assignment, subs, graded, work, out, timing):
-    rows, per_section, written = [], {}, 0
+    rows, per_section, written, kernels = [], {}, 0, {}
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
-    for sub in subs:
-        path, error = graded[sub.student]
-        res = json.loads(path.read_text()) if path else None
-        if res is None and error.startswith("not graded"):
-            rows.append((sub.student, None, error))  # no points at all, rather than 0
-            continue
-        sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
-        rows.append((sub.student, sc, gradebook.status(res, error)))
-        if res:
-            _add_mistakes(per_section, class_report.mistakes({sub.student: res}))
-            written += 1
-            notes = (work / "students" / sub.student / "submission.txt").read_text()
-            bs = feedback.blocks(sub.student, assignment, res, sc, notes)
-            (fb / f"{sub.student}.md").write_text(feedback.markdown(bs))
-            (fb / f"{sub.student}.html").write_text(feedback.to_html(bs, f"{assignment.title}: {sub.student}"))
+    shared = (chapter, assignment, work, fb, _stub_kernels(assignment, work))
+    items = [(sub.student, *graded[sub.student]) for sub in subs]
+    for row, mistakes, wrote, hashes in _map_students(shared, items):
+        rows.append(row)
+        _add_mistakes(per_section, mistakes)
+        written += wrote
+        for sid, digest in hashes.items():
+            kernels.setdefault(sid, {}).setdefault(digest, []).append(row[0])
     gradebook.write(out / "gradebook.csv", assignment, rows)
-    report = class_report.render(assignment.ids, per_section,
-                                 _identical(assignment, subs, work))
+    identical = {sid: groups for sid, by_hash in kernels.items()
+                 if (groups := sorted(sorted(g) for g in by_hash.values() if len(g) > 1))}
+    report = class_report.render(assignment.ids, per_section, identical)
     graded_now = list(timing["seconds"].values())
     lines = [report.rstrip(), "", "## Time to grade", ""]
     if graded_now and timing.get("collected"):
@@ -365,22 +360,60 @@ def _add_mistakes(total, one):
         into["students"] += m["students"]
 
 
-def _identical(assignment, subs, work):
-    """{section: groups of students with the same kernels}, leaving out untouched stubs."""
-    out = {}
+_SHARED = None      # what every student's outputs need, set in each worker process (_map_students)
+SERIAL_BELOW = 200  # students: fewer are written in this process (a pool costs more than it saves)
+
+
+def _map_students(shared, items):
+    """_student_outputs of each (student, results path, error), in order: on the job's CPUs for a
+    large class (a collect of 10,000 writes 20,000 feedback files), here for a small one."""
+    global _SHARED
+    workers = job_cpus.available()
+    if len(items) < SERIAL_BELOW or workers == 1:
+        _SHARED = shared
+        return [_student_outputs(*item) for item in items]
+    context = multiprocessing.get_context("fork")  # the workers inherit `shared`, nothing pickled
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_share,
+                                                initargs=(shared,)) as pool:
+        return list(pool.map(_student_outputs, *zip(*items), chunksize=64))
+
+
+def _share(shared):
+    global _SHARED
+    _SHARED = shared
+
+
+def _student_outputs(student, path, error):
+    """(gradebook row, class_report.mistakes of the student, whether feedback was written,
+    {section: hash of the kernels once normalised}, stubs left out) of one student."""
+    chapter, assignment, work, fb, stubs = _SHARED
+    hashes = {}
     for s in assignment.sections:
-        if not s.kernels:
-            continue
-        stubs = work / "stubs" / s.folder
-        stub_text = class_report.normalised("".join((stubs / k).read_text(errors="replace") for k in s.kernels
-                                                    if (stubs / k).is_file()))
-        texts = {}
-        for sub in subs:
-            folder = work / "students" / sub.student / "exercises" / s.folder
-            text = "".join((folder / k).read_text(errors="replace") for k in s.kernels if (folder / k).is_file())
-            if text and class_report.normalised(text) != stub_text:
-                texts[sub.student] = text
-        groups = class_report.identical_kernels(texts)
-        if groups:
-            out[s.id] = groups
-    return out
+        if s.id in stubs:
+            text = _kernel_text(work / "students" / student / "exercises" / s.folder, s.kernels)
+            norm = class_report.normalised(text) if text else None
+            if norm is not None and norm != stubs[s.id]:
+                hashes[s.id] = hashlib.sha256(norm.encode()).hexdigest()
+    res = json.loads(path.read_text()) if path else None
+    if res is None and error.startswith("not graded"):
+        return (student, None, error), {}, False, hashes  # no points at all, rather than 0
+    sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
+    row = (student, sc, gradebook.status(res, error))
+    if not res:
+        return row, {}, False, hashes
+    notes = (work / "students" / student / "submission.txt").read_text()
+    bs = feedback.blocks(student, assignment, res, sc, notes)
+    (fb / f"{student}.md").write_text(feedback.markdown(bs))
+    (fb / f"{student}.html").write_text(feedback.to_html(bs, f"{assignment.title}: {student}"))
+    return row, class_report.mistakes({student: res}), True, hashes
+
+
+def _kernel_text(folder, kernels):
+    return "".join((folder / k).read_text(errors="replace") for k in kernels if (folder / k).is_file())
+
+
+def _stub_kernels(assignment, work):
+    """{section: its committed stubs' kernels, normalised}: a student's untouched stub is no
+    one's copy, so the report's identical groups leave them out."""
+    return {s.id: class_report.normalised(_kernel_text(work / "stubs" / s.folder, s.kernels))
+            for s in assignment.sections if s.kernels}
