@@ -99,6 +99,9 @@ def _parser():
     b.add_argument("--class", dest="class_", action="store_true",
                    help="grade-class on a generated class of 20 (7.2 and 7.4) and on copies of the reference (every "
                         "section), cold and warm: seconds per submission and the projection for 200")
+    b.add_argument("--collect", action="store_true",
+                   help="grade-class --collect over 10,000 synthetic students made from the graded class of 20: "
+                        "wall time and peak memory (writes --output when given)")
     b.add_argument("--loop", action="store_true",
                    help="time the student loop (one-line edit to verdict, warm full grade, fresh clone) in a "
                         "temporary copy; writes grade-loop-times.md")
@@ -507,6 +510,9 @@ def main(root, argv):
         if args.class_:
             from .bench import bench_class
             return bench_class.run(root, chapter, out=args.output)
+        if args.collect:
+            from .bench import bench_collect
+            return bench_collect.run(root, chapter, out=args.output)
         if args.isolation:
             from .bench import bench_isolation
             return bench_isolation.run(root, out=args.output)

@@ -202,7 +202,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     if shard:
         subs = class_shards.pick(subs, *shard)
         class_shards.remember(work, shard[1])
-    else:
+    elif not harness_only:  # the whole class in one run: no shard is left to name
         (work / class_shards.PLAN).unlink(missing_ok=True)
     tc = toolchain.ensure()
     found = sandbox.announce("the submissions run")
@@ -247,7 +247,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
             finished, _ = concurrent.futures.wait(pending, timeout=1.0,
                                                   return_when=concurrent.futures.FIRST_COMPLETED)
             for fut in finished:
-                sub = pending.pop(fut)
+                pending.pop(fut)
                 student, res, error, seconds, resumed = fut.result()
                 graded[student] = error
                 bar.done += 1
@@ -385,7 +385,8 @@ def _share(shared):
 
 def _student_outputs(student, path, error):
     """(gradebook row, class_report.mistakes of the student, whether feedback was written,
-    {section: hash of the kernels once normalised}, stubs left out) of one student."""
+    {section: hash of the kernels once normalised, unless they are the untouched stubs}) of one
+    student (the hashes group identical kernels as class_report.identical_kernels does)."""
     chapter, assignment, work, fb, stubs = _SHARED
     hashes = {}
     for s in assignment.sections:
