@@ -132,7 +132,8 @@ class SlurmScripts(unittest.TestCase):
 
     def test_a_wrong_setting_names_its_key(self):
         for text, says in (('[slurm]\npartiton = "cpu"\n', "unknown key.*partiton"),
-                           ('[slurm]\ncpus = "four"\n', "cpus should be a whole number")):
+                           ('[slurm]\ncpus = "four"\n', "cpus should be a whole number"),
+                           ('[slurm]\naccount = "cs101\\n#SBATCH --uid=0"\n', "no spaces or line breaks")):
             self.course.write_text(text)
             with self.assertRaisesRegex(class_slurm.SlurmSetupError, says):
                 class_slurm.settings(REPO_ROOT, self.course, {}, 10)

@@ -13,6 +13,7 @@ that passed on the CPU.
 """
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from .assignment import course_file
 
 DEFAULTS = {"shards": None, "throttle": None, "cpus": 2, "partition": None, "account": None, "time": None}
 KINDS = {"shards": int, "throttle": int, "cpus": int, "partition": str, "account": str, "time": str}
+SBATCH_VALUE = re.compile(r"^[A-Za-z0-9_.:,@/+-]+$")  # one token on its #SBATCH line, nothing after it
 PER_SHARD = 25   # submissions per shard when neither the options nor the course file say
 
 
@@ -53,6 +55,9 @@ def settings(root, course, options, class_size):
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
             raise SlurmSetupError(f"{found or 'the options'}: [slurm] {key} should be "
                                   f"{'a whole number' if kind is int else 'a string'}, not {value!r}")
+        if kind is str and value is not None and not SBATCH_VALUE.match(value):
+            raise SlurmSetupError(f"slurm {key} {value!r}: an #SBATCH value is letters, digits and _.:,@/+- "
+                                  "(no spaces or line breaks)")
         if kind is int and value is not None and value < 1:
             raise SlurmSetupError(f"slurm {key} should be at least 1, not {value}")
         out[key] = value
