@@ -451,8 +451,8 @@ function(halo_add_project_checks)
   # grade-class as Slurm jobs on a real one-node Slurm (munged, slurmctld, slurmd started as root
   # from a temporary folder; installed when missing): the class of 20 as a harness job, an array
   # of 4 shards and a collect job, every row checked; a shard run twice at once and one killed
-  # mid-way. 343 s with the harness warm on the 2-core machine at load 15 (the harness adds about
-  # 2 minutes cold); fails, saying why, if Slurm cannot start.
+  # mid-way. 133 s with the harness warm on the 2-core machine at load 5 (343 s at load 15; a cold
+  # harness adds about 2 minutes); fails, saying why, if Slurm cannot start.
   set(name "project: grade-class as a Slurm job array grades the class of 20 right, reruns and a kill included")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-slurm --work "${CMAKE_BINARY_DIR}/slurm-check")
   set_tests_properties("${name}" PROPERTIES LABELS "project;course;slurm" TIMEOUT 900)

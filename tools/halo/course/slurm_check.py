@@ -3,9 +3,10 @@
 A one-node cluster (slurm_local.py) starts from a temporary folder; `grade-class --slurm
 --submit` grades the generated class of 20 (class_fixture.py) as a harness job, an array of 4
 shards (2 at a time) and a collect job; every gradebook row must be as expected. Then item 1's
-promises, on the same folder:
-- a shard run twice at once grades each of its students once (the other run waits and finds them
-  graded), and the gradebook is unchanged;
+promises, on the same folder, each on two students of a shard whose results are removed first
+(two, not five: the check's budget is 5 minutes on 2 cores):
+- a shard run twice at once grades each of them once (the other run waits on the student's lock
+  and finds them graded), and the gradebook is unchanged;
 - a shard killed mid-way leaves its unfinished students named "not graded: shard 3 of 4" by
   --collect (exit status 1), never scored 0; run again, it finishes them and the gradebook is
   the first one, byte for byte;
