@@ -29,8 +29,9 @@ def _parser():
     gc.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml to grade (default: its only "
                                                          "one; without a course file, every section)")
     gc.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
-    gc.add_argument("--jobs", type=int, metavar="N", help="submissions graded at once (default: one per CPU this job may use: "
-                                                     "SLURM_CPUS_PER_TASK, else the affinity mask)")
+    gc.add_argument("--jobs", type=int, metavar="N",
+                    help="submissions graded at once (default: one per CPU this job may use: SLURM_CPUS_PER_TASK, "
+                         "else the affinity mask)")
     gc.add_argument("--fresh", action="store_true", help="grade every submission again, even those already graded")
     gc.add_argument("--shard", metavar="K/N", help="grade only part K of N of the class (the same part every run); "
                                                    "writes per-student results, no gradebook (see --collect)")
