@@ -450,6 +450,14 @@ function(halo_add_project_checks)
   set(name "project: the term of docs/instructor.md runs, and grade-class scores a generated class of 20 right")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-term --work "${CMAKE_BINARY_DIR}/term-check")
   set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
+  # grade-class as Slurm jobs on a real one-node Slurm (munged, slurmctld, slurmd started as root
+  # from a temporary folder; installed when missing): the class of 20 as a harness job, an array
+  # of 4 shards and a collect job, every row checked; a shard run twice at once and one killed
+  # mid-way. 133 s with the harness warm on the 2-core machine at load 5 (343 s at load 15; a cold
+  # harness adds about 2 minutes); fails, saying why, if Slurm cannot start.
+  set(name "project: grade-class as a Slurm job array grades the class of 20 right, reruns and a kill included")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-slurm --work "${CMAKE_BINARY_DIR}/slurm-check")
+  set_tests_properties("${name}" PROPERTIES LABELS "project;course;slurm" TIMEOUT 900)
   # The paths a student takes, in a clone: grade, plain `ctest -L 7.2` (which rebuilds first) and
   # the workflow preset fail a wrong kernel with its message; the README and lessons quote real runs.
   set(name "project: grade, plain ctest and the workflow preset tell the truth; the docs quote real runs")

@@ -29,8 +29,29 @@ def _parser():
     gc.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml to grade (default: its only "
                                                          "one; without a course file, every section)")
     gc.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
-    gc.add_argument("--jobs", type=int, metavar="N", help="submissions graded at once (default: one per CPU this process may use)")
+    gc.add_argument("--jobs", type=int, metavar="N",
+                    help="submissions graded at once (default: one per CPU this process may use: the affinity "
+                         "mask, the cgroup quota, SLURM_CPUS_PER_TASK)")
     gc.add_argument("--fresh", action="store_true", help="grade every submission again, even those already graded")
+    gc.add_argument("--shard", metavar="K/N", help="grade only part K of N of the class (the same part every run); "
+                                                   "writes per-student results, no gradebook (see --collect)")
+    gc.add_argument("--collect", action="store_true", help="write the gradebook, feedback and report from the "
+                                                           "results every shard stored; names who has none")
+    gc.add_argument("--harness", action="store_true", help="only build the grading harness (a cluster's first job)")
+    gc.add_argument("--slurm", action="store_true", help="write Slurm job scripts: the harness, an array of shards, "
+                                                         "the collect step (into OUT/slurm)")
+    gc.add_argument("--submit", action="store_true", help="with --slurm: submit them (sbatch) and print the job IDs")
+    gc.add_argument("--k8s", action="store_true", help="write Kubernetes manifests instead: an Indexed Job of shards "
+                                                       "and the collect Job (into OUT/k8s; not run here)")
+    gc.add_argument("--image", help="with --k8s: the image holding this checkout at /workbook "
+                                    "(default: halo-workbook:<commit>)")
+    gc.add_argument("--claim", help="with --k8s: the PersistentVolumeClaim mounted at /class (default: halo-class)")
+    for name, kind, what in (("shards", int, "the array's size (default: one per 25 submissions)"),
+                             ("throttle", int, "shards running at once (the array's %%; default: all)"),
+                             ("cpus", int, "CPUs per job (default: 2)"), ("partition", str, "the partition"),
+                             ("account", str, "the account to charge"), ("time", str, "each job's time limit")):
+        gc.add_argument(f"--{name}", type=kind, metavar=name.upper(),
+                        help=f"with --slurm: {what}; else [slurm] {name} of the course file")
 
     sub.add_parser("setup", help="install what grade and check build with (clang, CMake, Ninja, Boost.Context, "
                    "doctest, bubblewrap) and build nothing; the Dev Container's image runs it")
@@ -86,6 +107,9 @@ def _parser():
     b.add_argument("--class", dest="class_", action="store_true",
                    help="grade-class on a generated class of 20 (7.2 and 7.4) and on copies of the reference (every "
                         "section), cold and warm: seconds per submission and the projection for 200")
+    b.add_argument("--collect", action="store_true",
+                   help="grade-class --collect over 10,000 synthetic students made from the graded class of 20: "
+                        "wall time and peak memory (writes --output when given)")
     b.add_argument("--loop", action="store_true",
                    help="time the student loop (one-line edit to verdict, warm full grade, fresh clone) in a "
                         "temporary copy; writes grade-loop-times.md")
@@ -255,6 +279,9 @@ def _parser():
     ct = isub.add_parser("check-term", help="run docs/instructor.md's term (release, exports, grade-class of a "
                                             "generated class of 20) in a clone; check every verdict")
     ct.add_argument("--work", required=True, metavar="DIR")
+    cs = isub.add_parser("check-slurm", help="start a one-node Slurm (as root), grade the generated class of 20 "
+                                             "with grade-class --slurm --submit; check every row, reruns and a kill")
+    cs.add_argument("--work", required=True, metavar="DIR")
     cr = isub.add_parser("check-release", help="release 7.2 and 7.4; grade the stubs and the reference kernels in it")
     cr.add_argument("--work", required=True, metavar="DIR")
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
@@ -412,6 +439,9 @@ def _internal(root, args):
     if args.internal == "check-term":
         from .course import term_check
         return term_check.run_check(root, chapter, args.work)
+    if args.internal == "check-slurm":
+        from .course import slurm_check
+        return slurm_check.run_check(root, chapter, args.work)
     if args.internal == "check-release":
         from .course import release_check
         return release_check.run_check(root, args.work)
@@ -498,6 +528,9 @@ def main(root, argv):
         if args.class_:
             from .bench import bench_class
             return bench_class.run(root, chapter, out=args.output)
+        if args.collect:
+            from .bench import bench_collect
+            return bench_collect.run(root, chapter, out=args.output)
         if args.isolation:
             from .bench import bench_isolation
             return bench_isolation.run(root, out=args.output)
@@ -540,9 +573,21 @@ def main(root, argv):
     if args.command in ("status", "hint", "watch", "reset"):
         return _student_loop(root, chapter, args)
     if args.command == "grade-class":
-        from .course import grade_class
+        from .course import class_shards, class_slurm, grade_class
+        if args.slurm or args.k8s:
+            options = {k: getattr(args, k) for k in class_slurm.KINDS}
+            k8s = {"image": args.image, "claim": args.claim} if args.k8s else None
+            return class_slurm.run(root, chapter, args.submissions, args.out, args.assignment, args.course, options,
+                                   args.submit, k8s)
+        modes = [m for m in ("shard", "collect", "harness", "submit") if getattr(args, m)]
+        if len(modes) > 1 or "submit" in modes:
+            sys.exit("halo: grade-class takes one of --shard, --collect and --harness; --submit goes with --slurm")
+        try:
+            shard = class_shards.parse(args.shard) if args.shard else None
+        except class_shards.ShardError as e:
+            sys.exit(f"halo: {e}")
         return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
-                               args.fresh)
+                               args.fresh, shard=shard, collect=args.collect, harness_only=args.harness)
     if args.command == "grade":
         from .student import grade
         try:

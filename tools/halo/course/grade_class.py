@@ -11,6 +11,12 @@ Each student's results stay under OUT/work/students/<student>/ with a fingerprin
 graded (the files, the workbook's commit, the sections); a later run (after Ctrl-C, or with
 new submissions) skips every student whose fingerprint still matches. --fresh regrades all.
 
+Past one machine (class_shards.py, class_slurm.py): `--shard K/N` grades only shard K of the
+class and writes only per-student results; `--collect` then writes the gradebook, feedback and
+report from every student's stored results, naming each student with none rather than scoring
+them 0. An unsharded run ends with the same collect step, so the gradebooks are the same, byte
+for byte. Each student is graded under a lock, and the harness is built under one.
+
 Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<student>.md and
 .html, class-report.md, and timings.json (seconds per submission, for the benchmark).
 """
@@ -19,11 +25,13 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import json
+import multiprocessing
 import os
 import random
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from . import export_autograder
@@ -34,6 +42,10 @@ from . import class_report, class_submission, feedback, gradebook
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness
 from .class_submissions import SubmissionsError, find
+from . import class_shards
+
+ERROR = "error.txt"      # in a student's folder: the grader's own failure on them, for --collect
+SECONDS = "seconds"      # in a student's folder: how long their last grade took
 
 
 def _fingerprint(root, sections, exercises):
@@ -89,9 +101,23 @@ def _clock(seconds):
 
 
 def _grade_one(ctx, sub):
-    """Grades one submission; returns (student, results or None, error or None, seconds, resumed)."""
+    """Grades one submission under its student's lock (a second run of the same shard waits,
+    then finds it graded); returns (student, results or None, error or None, seconds, resumed)."""
+    home = ctx[4] / "students" / sub.student
+    with class_shards.locked(home.with_name(f".{sub.student}.lock")):
+        try:
+            outcome = _grade_unlocked(ctx, sub, home)
+        except class_submission.Stopped:
+            raise
+        except Exception as e:  # laying the files over failed, say: report it, go on
+            outcome = sub.student, None, f"{type(e).__name__}: {e}", 0.0, False
+        if outcome[2]:
+            results_file.write_atomically(home / ERROR, outcome[2] + "\n")
+        return outcome
+
+
+def _grade_unlocked(ctx, sub, home):
     root, chapter, assignment, harness, work, procs, isolation, seed = ctx
-    home = work / "students" / sub.student
     exercises = home / "exercises"
     home.mkdir(parents=True, exist_ok=True)
     notes = export_autograder.take_submission(chapter, sub.path, harness.stubs, exercises)
@@ -101,7 +127,7 @@ def _grade_one(ctx, sub):
     if done.is_file() and done.read_text().strip() == mark and (home / "results.json").is_file():
         return sub.student, json.loads((home / "results.json").read_text()), None, None, True
     # Regraded: neither the last grade's results nor its fingerprint may outlive a stop half-way.
-    results_file.discard(done, home / "results.json")
+    results_file.discard(done, home / "results.json", home / ERROR)
     start = time.monotonic()
     scratch = home / "grade"
     student_seed = seed if seed is not None else random.randrange(10**9)
@@ -114,11 +140,36 @@ def _grade_one(ctx, sub):
         return sub.student, None, f"{type(e).__name__}: {e}", time.monotonic() - start, False
     res["submission"] = notes  # which files were graded and which refused, as grade keeps them
     results_file.save(res, home / "results.json")
-    done.write_text(mark + "\n")
-    return sub.student, res, None, time.monotonic() - start, False
+    seconds = time.monotonic() - start
+    (home / SECONDS).write_text(f"{seconds:.1f}\n")
+    done.write_text(mark + "\n")  # last: a student with a fingerprint has their whole results
+    return sub.student, res, None, seconds, False
 
 
-def run(root, chapter, submissions, out=None, assignment_name=None, course=None, jobs=None, fresh=False):
+def _stored(work, student):
+    """(results.json's path, error) of a student's last finished grade, or None when there is
+    none. The path, not the results: a class of 10,000 is read one student at a time."""
+    home = work / "students" / student
+    if (home / "fingerprint").is_file() and (home / "results.json").is_file():
+        return home / "results.json", None
+    if (home / ERROR).is_file():
+        return None, (home / ERROR).read_text().strip()
+    return None
+
+
+def _not_graded(work, position):
+    """The gradebook's status of a student with no results: which shard to run again."""
+    count = class_shards.planned(work)
+    if count is None:
+        return "not graded: grade-class did not finish (run it again)"
+    k = class_shards.shard_of(position, count)
+    return f"not graded: shard {k} of {count} did not finish (run grade-class --shard {k}/{count} again)"
+
+
+def run(root, chapter, submissions, out=None, assignment_name=None, course=None, jobs=None, fresh=False,
+        shard=None, collect=False, harness_only=False):
+    """Grades the class (or shard (k, n) of it), then writes the outputs; `collect` only writes
+    them from the stored results; `harness_only` only builds the harness (a cluster's first job)."""
     root = Path(root)
     tight = limits.shortfall()  # one line for the class, rather than a zero for every student
     if tight:
@@ -141,28 +192,43 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     # A run that stops before the end leaves no gradebook, never the last run's rows.
     results_file.discard(out / "gradebook.csv", out / "class-report.md")
     try:
-        subs = find(submissions, unpack_to=work / "unpacked")
+        with class_shards.locked(work / ".unpack.lock"):  # shards starting at once unpack a zip once
+            subs = find(submissions, unpack_to=work / "unpacked")
     except SubmissionsError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
+    if collect:
+        return _collect(chapter, assignment, subs, work, out)
+    class_subs = subs
+    if shard:
+        subs = class_shards.pick(subs, *shard)
+        class_shards.remember(work, shard[1])
+    elif not harness_only:  # the whole class in one run: no shard is left to name
+        (work / class_shards.PLAN).unlink(missing_ok=True)
     tc = toolchain.ensure()
     found = sandbox.announce("the submissions run")
     if found is None:
         return 2
     seed = int(os.environ["HALO_SEED"]) if os.environ.get("HALO_SEED") else None
-    print(f"grade-class: {len(subs)} submissions, assignment {assignment.name} "
+    part = f" (shard {shard[0]} of {shard[1]}, of a class of {len(class_subs)})" if shard else ""
+    print(f"grade-class: {len(subs)} submissions{part}, assignment {assignment.name} "
           f"({', '.join(assignment.ids)}; {assignment.total():g} points)", flush=True)
     harness_start = time.monotonic()
     try:
         print("building the grading harness once (judges and runtime; later runs reuse it)...", flush=True)
-        harness = build_harness(root, tc, assignment.sections, work)
+        with class_shards.locked(work / ".harness.lock"):  # built once, however many shards start at once
+            harness = build_harness(root, tc, assignment.sections, work)
     except HarnessError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
     harness_seconds = time.monotonic() - harness_start
-    if fresh:
-        for f in (work / "students").glob("*/fingerprint"):
-            f.unlink()
+    if harness_only:
+        print(f"the harness is built in {work / 'harness'} ({harness_seconds:.0f} s)")
+        return 0
+    if fresh:  # this run's students only: another shard's results are not this run's to drop
+        for s in subs:
+            home = work / "students" / s.student
+            results_file.discard(home / "fingerprint", home / "results.json", home / ERROR)
     procs = class_submission.Processes()
     ctx = (root, chapter, assignment, harness, work, procs, found, seed)
     cpus = usable_cpus()  # this process's share (affinity, cgroup quota, Slurm), not the host's
@@ -182,14 +248,9 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
             finished, _ = concurrent.futures.wait(pending, timeout=1.0,
                                                   return_when=concurrent.futures.FIRST_COMPLETED)
             for fut in finished:
-                sub = pending.pop(fut)
-                try:
-                    student, res, error, seconds, resumed = fut.result()
-                except class_submission.Stopped:
-                    raise
-                except Exception as e:  # laying the files over failed, say: report it, go on
-                    student, res, error, seconds, resumed = sub.student, None, f"{type(e).__name__}: {e}", 0.0, False
-                graded[student] = (res, error)
+                pending.pop(fut)
+                student, res, error, seconds, resumed = fut.result()
+                graded[student] = error
                 bar.done += 1
                 if not resumed:
                     bar.graded_now += 1
@@ -210,62 +271,152 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     bar.close()
     if threads_before is None:
         os.environ.pop("HALO_THREADS", None)
-    _write_outputs(chapter, assignment, subs, graded, work, out, timings, harness_seconds, jobs)
+    if shard:
+        errors = sum(1 for e in graded.values() if e)
+        print(f"shard {shard[0]} of {shard[1]}: {len(graded)} submissions, {bar.graded_now} graded now, "
+              f"{len(graded) - bar.graded_now} already graded, {errors} the grader could not grade. "
+              f"When every shard has finished: grade-class --collect")
+        return 0
+    # The same reduce as --collect, from the same stored results: sharded = unsharded.
+    timing = {"harness_seconds": round(harness_seconds, 1), "jobs": jobs, "seconds": timings}
+    _write_outputs(chapter, assignment, subs, _stored_all(work, subs), work, out, timing)
     return 0
 
 
-def _write_outputs(chapter, assignment, subs, graded, work, out, timings, harness_seconds, jobs):
-    rows, by_student = [], {}
+def _stored_all(work, subs):
+    """{student: (results path, error)} of every student, the missing ones with their not-graded status."""
+    graded = {}
+    for position, sub in enumerate(subs):
+        graded[sub.student] = _stored(work, sub.student) or (None, _not_graded(work, position))
+    return graded
+
+
+def _collect(chapter, assignment, subs, work, out):
+    """--collect: the outputs from every student's stored results; exit status 1 while any
+    student has none (they are in the gradebook as not graded, never as 0 points)."""
+    graded = _stored_all(work, subs)
+    seconds = {}
+    for sub in subs:
+        f = work / "students" / sub.student / SECONDS
+        if graded[sub.student][0] is not None and f.is_file():
+            seconds[sub.student] = float(f.read_text())
+    _write_outputs(chapter, assignment, subs, graded, work, out, {"collected": True, "seconds": seconds})
+    missing = [(s, e) for s, (r, e) in graded.items() if e and e.startswith("not graded")]
+    for student, state in missing:
+        print(f"{student}: {state}", file=sys.stderr)
+    if missing:
+        print(f"halo: {len(missing)} of {len(subs)} students have no results yet; the gradebook names them",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _write_outputs(chapter, assignment, subs, graded, work, out, timing):
+    rows, per_section, written, kernels = [], {}, 0, {}
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
-    for sub in subs:
-        res, error = graded[sub.student]
-        sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
-        rows.append((sub.student, sc, gradebook.status(res, assignment.sections, error)))
-        if res:
-            by_student[sub.student] = res
-            notes = (work / "students" / sub.student / "submission.txt").read_text()
-            bs = feedback.blocks(sub.student, assignment, res, sc, notes)
-            (fb / f"{sub.student}.md").write_text(feedback.markdown(bs))
-            (fb / f"{sub.student}.html").write_text(feedback.to_html(bs, f"{assignment.title}: {sub.student}"))
+    shared = (chapter, assignment, work, fb, _stub_kernels(assignment, work))
+    items = [(sub.student, *graded[sub.student]) for sub in subs]
+    for row, mistakes, wrote, hashes in _map_students(shared, items):
+        rows.append(row)
+        _add_mistakes(per_section, mistakes)
+        written += wrote
+        for sid, digest in hashes.items():
+            kernels.setdefault(sid, {}).setdefault(digest, []).append(row[0])
     gradebook.write(out / "gradebook.csv", assignment, rows)
-    report = class_report.render(assignment.ids, class_report.mistakes(by_student),
-                                 _identical(assignment, subs, work))
-    graded_now = [s for s in timings.values()]
+    identical = {sid: groups for sid, by_hash in kernels.items()
+                 if (groups := sorted(sorted(g) for g in by_hash.values() if len(g) > 1))}
+    report = class_report.render(assignment.ids, per_section, identical)
+    graded_now = list(timing["seconds"].values())
     lines = [report.rstrip(), "", "## Time to grade", ""]
-    if graded_now:
+    if graded_now and timing.get("collected"):
         per = sum(graded_now) / len(graded_now)
-        lines += [f"- {len(graded_now)} submissions graded in this run, {jobs} at a time: {per:.1f} s each on "
-                  f"average (one core's time), slowest {max(graded_now):.1f} s.",
-                  f"- The harness (judges and runtime) took {harness_seconds:.0f} s to build or check."]
+        lines.append(f"- {len(graded_now)} submissions, collected from their shards: {per:.1f} s each on "
+                     f"average (one core's time, at their last grade), slowest {max(graded_now):.1f} s.")
+    elif graded_now:
+        per = sum(graded_now) / len(graded_now)
+        lines += [f"- {len(graded_now)} submissions graded in this run, {timing['jobs']} at a time: {per:.1f} s "
+                  f"each on average (one core's time), slowest {max(graded_now):.1f} s.",
+                  f"- The harness (judges and runtime) took {timing['harness_seconds']:.0f} s to build or check."]
     else:
         lines.append("- Every submission was already graded (resumed); nothing was graded in this run.")
-    errors = [(s, e) for s, (r, e) in graded.items() if e]
+    errors = [(s, e) for s, (r, e) in graded.items() if e and not e.startswith("not graded")]
     if errors:
         lines += ["", "## Submissions the grader could not grade", ""] + [f"- {s}: {e}" for s, e in errors]
     (out / "class-report.md").write_text("\n".join(lines) + "\n")
-    (out / "timings.json").write_text(json.dumps({"harness_seconds": round(harness_seconds, 1), "jobs": jobs,
-                                                  "seconds": timings}, indent=2) + "\n")
-    print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {len(by_student)} feedback files in {fb}")
+    (out / "timings.json").write_text(json.dumps(timing, indent=2) + "\n")
+    print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {written} feedback files in {fb}")
     print(statuses.need_a_look([(student, state) for student, _, state in rows]))
 
 
-def _identical(assignment, subs, work):
-    """{section: groups of students with the same kernels}, leaving out untouched stubs."""
-    out = {}
+def _add_mistakes(total, one):
+    """Adds one student's class_report.mistakes() to the class's (counted as it goes, so that no
+    more than one student's results are held at once). Added in sorted order: mistakes() counts
+    from sets, whose order changes from one process to the next, and the report's ties follow the
+    order counted; sorted, a shard's collect and an unsharded run write the same report."""
+    for sid, m in one.items():
+        into = total.setdefault(sid, {"keys": Counter(), "tests": Counter(), "students": 0})
+        for kind in ("keys", "tests"):
+            for name in sorted(m[kind]):
+                into[kind][name] += m[kind][name]
+        into["students"] += m["students"]
+
+
+_SHARED = None      # what every student's outputs need, set in each worker process (_map_students)
+SERIAL_BELOW = 200  # students: fewer are written in this process (a pool costs more than it saves)
+
+
+def _map_students(shared, items):
+    """_student_outputs of each (student, results path, error), in order: on the job's CPUs for a
+    large class (a collect of 10,000 writes 20,000 feedback files), here for a small one."""
+    global _SHARED
+    workers = usable_cpus()
+    if len(items) < SERIAL_BELOW or workers == 1:
+        _SHARED = shared
+        return [_student_outputs(*item) for item in items]
+    context = multiprocessing.get_context("fork")  # the workers inherit `shared`, nothing pickled
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_share,
+                                                initargs=(shared,)) as pool:
+        return list(pool.map(_student_outputs, *zip(*items), chunksize=64))
+
+
+def _share(shared):
+    global _SHARED
+    _SHARED = shared
+
+
+def _student_outputs(student, path, error):
+    """(gradebook row, class_report.mistakes of the student, whether feedback was written,
+    {section: hash of the kernels once normalised, unless they are the untouched stubs}) of one
+    student (the hashes group identical kernels as class_report.identical_kernels does)."""
+    chapter, assignment, work, fb, stubs = _SHARED
+    hashes = {}
     for s in assignment.sections:
-        if not s.kernels:
-            continue
-        stubs = work / "stubs" / s.folder
-        stub_text = class_report.normalised("".join((stubs / k).read_text(errors="replace") for k in s.kernels
-                                                    if (stubs / k).is_file()))
-        texts = {}
-        for sub in subs:
-            folder = work / "students" / sub.student / "exercises" / s.folder
-            text = "".join((folder / k).read_text(errors="replace") for k in s.kernels if (folder / k).is_file())
-            if text and class_report.normalised(text) != stub_text:
-                texts[sub.student] = text
-        groups = class_report.identical_kernels(texts)
-        if groups:
-            out[s.id] = groups
-    return out
+        if s.id in stubs:
+            text = _kernel_text(work / "students" / student / "exercises" / s.folder, s.kernels)
+            norm = class_report.normalised(text) if text else None
+            if norm is not None and norm != stubs[s.id]:
+                hashes[s.id] = hashlib.sha256(norm.encode()).hexdigest()
+    res = json.loads(path.read_text()) if path else None
+    if res is None and error.startswith("not graded"):
+        return (student, None, error), {}, False, hashes  # no points at all, rather than 0
+    sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
+    row = (student, sc, gradebook.status(res, assignment.sections, error))
+    if not res:
+        return row, {}, False, hashes
+    notes = (work / "students" / student / "submission.txt").read_text()
+    bs = feedback.blocks(student, assignment, res, sc, notes)
+    (fb / f"{student}.md").write_text(feedback.markdown(bs))
+    (fb / f"{student}.html").write_text(feedback.to_html(bs, f"{assignment.title}: {student}"))
+    return row, class_report.mistakes({student: res}), True, hashes
+
+
+def _kernel_text(folder, kernels):
+    return "".join((folder / k).read_text(errors="replace") for k in kernels if (folder / k).is_file())
+
+
+def _stub_kernels(assignment, work):
+    """{section: its committed stubs' kernels, normalised}: a student's untouched stub is no
+    one's copy, so the report's identical groups leave them out."""
+    return {s.id: class_report.normalised(_kernel_text(work / "stubs" / s.folder, s.kernels))
+            for s in assignment.sections if s.kernels}

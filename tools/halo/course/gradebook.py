@@ -37,7 +37,7 @@ def status(res, sections, error=None):
 
 
 def write(path, assignment, rows):
-    """rows: [(student, {section: (got, worth)}, status)] -> a CSV with one column per section."""
+    """rows: [(student, {section: (got, worth)} or None, status)] -> a CSV with one column per section."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial")
@@ -46,6 +46,9 @@ def write(path, assignment, rows):
         w.writerow(["student"] + [f"{s.id} ({section_points(s):g})" for s in assignment.sections]
                    + [f"total ({assignment.total():g})", "status"])
         for student, sc, state in rows:
+            if sc is None:  # not graded (a shard that did not finish): empty cells, never 0 points
+                w.writerow([student] + [""] * (len(assignment.sections) + 1) + [state])
+                continue
             w.writerow([student] + [f"{sc[s.id][0]:g}" for s in assignment.sections]
                        + [f"{sum(g for g, _ in sc.values()):g}", state])
     tmp.replace(path)
