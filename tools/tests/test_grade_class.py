@@ -2,6 +2,7 @@
 instructor has, assignments read from a course file, points and the gradebook, feedback files
 (HTML escaped), and the harness's compile recipe."""
 import csv
+import os
 import unittest
 from pathlib import Path
 
@@ -41,6 +42,26 @@ class Submissions(unittest.TestCase):
         for name in ("bob", "alice", ".git"):
             (self.dir / name).mkdir()
         self.assertEqual([s.student for s in class_submissions.find(self.dir)], ["alice", "bob"])
+
+    def test_a_relative_out_folder_is_taken_from_where_the_command_runs(self):
+        from unittest import mock
+        from halo.course import grade_class
+        (self.dir / "class" / "alice").mkdir(parents=True)
+        seen = []
+
+        def harness(root, tc, sections, work):
+            seen.append(work)
+            raise class_harness.HarnessError("stopped by the test")
+        here = os.getcwd()
+        os.chdir(self.dir)
+        try:
+            with mock.patch.object(grade_class, "build_harness", harness), \
+                    mock.patch.object(grade_class.toolchain, "ensure"), \
+                    mock.patch.object(grade_class.sandbox, "announce", return_value="limits"):
+                grade_class.run(REPO_ROOT, load_chapter(REPO_ROOT), self.dir / "class", out="build/class/ops")
+        finally:
+            os.chdir(here)
+        self.assertEqual(seen, [(self.dir / "build" / "class" / "ops" / "work").resolve()])
 
     def test_gradescope_export_names_students_by_sid_else_email(self):
         (self.dir / "submission_101").mkdir()

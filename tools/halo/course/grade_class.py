@@ -187,7 +187,9 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
         except variants.VariantError as e:
             print(f"halo: {e}", file=sys.stderr)
             return 2
-    out = Path(out) if out else root / "build" / "class" / assignment.name
+    # Absolute: the harness's compile commands name the students' folders by absolute path, and
+    # a relative --out (build/class/ops) failed to match them.
+    out = Path(out).resolve() if out else root / "build" / "class" / assignment.name
     work = out / "work"
     # A run that stops before the end leaves no gradebook, never the last run's rows.
     results_file.discard(out / "gradebook.csv", out / "class-report.md")
