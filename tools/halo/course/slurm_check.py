@@ -73,8 +73,9 @@ def _grade_class(root, args, **kw):
 
 
 def _graded_now(output):
-    """Students a run graded (not resumed), from its per-student progress lines."""
-    return re.findall(r"^(\S+): graded\b.* in \d+ s$", output, re.M)
+    """Students a run graded (not resumed), from its per-student progress lines: "NAME: STATUS in
+    N s", whatever the status ("graded", "7.2 variant mismatch", ...)."""
+    return re.findall(r"^(\S+): (?!resumed \(already graded\)).+ in \d+ s$", output, re.M)
 
 
 def _run_checks(root, chapter, work, cluster):
