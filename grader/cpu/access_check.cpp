@@ -78,7 +78,8 @@ template <class Describe>
   stop_current_thread();
 }
 
-void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame);
+void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame,
+                  bool atomic);
 
 // A thread past the launch's access limit: a loop over the whole input, or one that never ends.
 // Stopped before the access, and its worker with it (Worker::stopping): every other thread
@@ -119,8 +120,10 @@ HALO_CALLBACK_CODE void check_host_access(uintptr_t a, unsigned size, bool store
 // Off the main stack, instrumented code runs only on a fiber's stack, in a launch: no flag of the
 // worker's is asked whether it is a kernel's.
 // `kernel_frame`: for a store, the frame pointer of the kernel function that made it (the start of
-// the frame chain check_local_store walks); 0 for a load.
-inline void on_access(const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame = 0) {
+// the frame chain check_local_store walks); 0 for a load. `atomic`: an atomic operation's, which
+// blocks may share in one launch (no race between blocks).
+inline void on_access(const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame = 0,
+                      bool atomic = false) {
   const uintptr_t sp = current_stack_pointer();
   if (on_host_stack(sp)) [[unlikely]]
     return check_host_access(reinterpret_cast<uintptr_t>(p), size, store, sp, pc);
@@ -128,7 +131,7 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc, 
   if (!w) [[unlikely]]
     stop_worker("instrumented code ran outside every CUDA thread", reinterpret_cast<uintptr_t>(p), pc);
   w->access_pc = pc;
-  check_access(w, p, size, store, pc, kernel_frame);
+  check_access(w, p, size, store, pc, kernel_frame, atomic);
 }
 
 // A store into the running thread's stack lands in a live frame of the kernel: not on a frame
@@ -157,7 +160,7 @@ HALO_CALLBACK_CODE void check_local_store(Worker& w, uintptr_t a, unsigned size,
 }
 
 HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc,
-                                     uintptr_t kernel_frame) {
+                                     uintptr_t kernel_frame, bool atomic) {
   const Launch& L = *w->launch;
   if (++w->current->accesses > L.access_limit) [[unlikely]] {
     if (!w->current->local_index.pending) stop_over_limit(w, pc);
@@ -181,6 +184,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
         refuse(*w, DiagnosticKind::write_to_input, pc, [&] {
           return "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)";
         });
+      if (!atomic) note_global_access(*w, k, a, size, store, pc);
     } else if (a < r.lo || a + size > r.hi) {
       break;  // unchecked: counted as host memory below, and left to happen
     }
@@ -253,8 +257,8 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
 
 HALO_CALLBACK_CODE void check_atomic_access(const void* address, unsigned size, const void* pc,
                                             const void* kernel_frame) {
-  on_access(address, size, false, pc);
-  on_access(address, size, true, pc, reinterpret_cast<uintptr_t>(kernel_frame));
+  on_access(address, size, false, pc, 0, true);
+  on_access(address, size, true, pc, reinterpret_cast<uintptr_t>(kernel_frame), true);
 }
 
 HALO_CALLBACK_CODE void check_kernel_read(const void* address, unsigned size, const void* pc) {

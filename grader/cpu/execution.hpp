@@ -25,6 +25,23 @@ namespace halo::cpu {
 
 namespace fctx = boost::context::detail;
 
+// Per element of an array a kernel may write, which block wrote it and which read it in this
+// launch (block_race.cpp); empty (count 0) for an input.
+struct BlockTags {
+  explicit BlockTags(size_t elements);
+  ~BlockTags();
+  BlockTags(const BlockTags&) = delete;
+  BlockTags& operator=(const BlockTags&) = delete;
+  BlockTags(BlockTags&& o) noexcept : writer(o.writer), reader(o.reader), count(o.count) {
+    o.writer = o.reader = nullptr;
+    o.count = 0;
+  }
+  void clear();
+  uint32_t* writer;  // linear block + 1; 0: not written in this launch
+  uint32_t* reader;  // linear block + 1; ~0: read by several blocks; 0: not read
+  size_t count;
+};
+
 struct Launch {
   dim3 grid, block;
   KernelBody body;
@@ -55,6 +72,11 @@ struct Launch {
   std::mutex diagnostics_mutex;
   bool has_first[kDiagnosticKinds] = {};  // record->first[k] holds one (diagnostics_mutex)
   bool diagnostics_over_limit = false;    // a worker reached kDiagnosticLimit (set after the join)
+  // Races between blocks through global memory (block_race.cpp): seen in a parallel run, which
+  // is then run again on one worker with report_block_races set, where they are reported.
+  std::vector<BlockTags> block_tags;  // per region
+  std::atomic<bool> block_race_seen{false};
+  bool report_block_races = false;
 
   size_t block_count() const { return size_t(grid.x) * grid.y * grid.z; }
   size_t threads_per_block() const { return size_t(block.x) * block.y * block.z; }
@@ -202,6 +224,17 @@ void check_local_index(Worker& w, uintptr_t address, bool store, const void* pc)
 
 // The shared-memory checks of one access (races, uninitialised reads).
 void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc);
+
+// Races between blocks (block_race.cpp): the tags of a launch's regions, made before it runs; an
+// access of region `region` noted (a load or store the kernel makes, never an atomic one); and
+// the arrays a kernel may write, kept so that a launch can run again from where it started.
+void prepare_block_tags(Launch& L);
+void note_global_access(Worker& w, size_t region, uintptr_t address, unsigned size, bool store, const void* pc);
+struct OutputSnapshot {
+  explicit OutputSnapshot(const Launch& L);
+  void restore(Launch& L) const;  // the arrays' bytes as they were, and every tag cleared
+  std::vector<std::string> saved;  // per region; empty for an input
+};
 
 // Reports a tensor copy still in flight when a block ends (tensor_copy.cpp).
 void report_copies_in_flight(Worker& w);

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -438,43 +439,10 @@ void set_schedule(Schedule s) { schedule_requested = s; }
 void set_checks(bool on) { checks_requested = on; }
 void set_launch_timeout(double seconds) { timeout_requested = seconds; }
 
-cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shared_bytes) {
-  cudaError_t config = check_configuration(grid, block);
-  if (config == cudaSuccess && dynamic_shared_bytes > kDynamicSharedMaxBytes) config = cudaErrorInvalidValue;
-  LaunchRecord& record = record_storage();
-  if (config != cudaSuccess) {
-    record = LaunchRecord{};
-    record.grid = grid;
-    record.block = block;
-    record.error = config;
-    return record_error(config);
-  }
-  Launch L;
-  L.grid = grid;
-  L.block = block;
-  L.body = body;
-  L.regions = MemoryRegistry::instance().snapshot();
-  std::sort(L.regions.begin(), L.regions.end(), [](const Region& a, const Region& b) { return a.lo < b.lo; });
-  for (const Region& r : L.regions) L.zones.push_back({r.zone_lo, r.zone_hi - r.zone_lo});
-  const platform::AddressRange constants = platform::constant_section();
-  L.constant_lo = constants.lo;
-  L.constant_hi = constants.hi;
-  L.per_thread = per_thread_requested;
-  L.per_element = per_element_requested;
-  L.checks = checks_requested;
-  L.reverse = schedule_requested == Schedule::reverse;
-  L.dynamic_shared_bytes = dynamic_shared_bytes;
-  L.timeout_s = timeout_requested > 0 ? timeout_requested : launch_cpu_limit(grid, block);
-  L.access_limit = thread_access_limit(block);
-  FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
-  L.record = &record;
-  reset_record(record, L);
-  begin_kernel_output();
-
-  auto start = std::chrono::steady_clock::now();
-  L.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+// Runs every block of the launch on `n` workers, under the watchdog.
+static void run_workers(Launch& L, unsigned n) {
+  L.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                            std::chrono::duration<double>(kWallClockFactor * L.timeout_s + kWallClockSlack));
-  unsigned n = worker_count(L.block_count());
   std::vector<std::thread> workers;
   workers.reserve(n);
   L.workers = n;
@@ -512,6 +480,62 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   }
   done_cv.notify_one();
   watchdog.join();
+}
+
+cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shared_bytes) {
+  cudaError_t config = check_configuration(grid, block);
+  if (config == cudaSuccess && dynamic_shared_bytes > kDynamicSharedMaxBytes) config = cudaErrorInvalidValue;
+  LaunchRecord& record = record_storage();
+  if (config != cudaSuccess) {
+    record = LaunchRecord{};
+    record.grid = grid;
+    record.block = block;
+    record.error = config;
+    return record_error(config);
+  }
+  Launch L;
+  L.grid = grid;
+  L.block = block;
+  L.body = body;
+  L.regions = MemoryRegistry::instance().snapshot();
+  std::sort(L.regions.begin(), L.regions.end(), [](const Region& a, const Region& b) { return a.lo < b.lo; });
+  for (const Region& r : L.regions) L.zones.push_back({r.zone_lo, r.zone_hi - r.zone_lo});
+  const platform::AddressRange constants = platform::constant_section();
+  L.constant_lo = constants.lo;
+  L.constant_hi = constants.hi;
+  L.per_thread = per_thread_requested;
+  L.per_element = per_element_requested;
+  L.checks = checks_requested;
+  L.reverse = schedule_requested == Schedule::reverse;
+  L.dynamic_shared_bytes = dynamic_shared_bytes;
+  L.timeout_s = timeout_requested > 0 ? timeout_requested : launch_cpu_limit(grid, block);
+  L.access_limit = thread_access_limit(block);
+  FaultHandlers fault_handlers;  // launches run one at a time: the handlers belong to this one
+  L.record = &record;
+  reset_record(record, L);
+  begin_kernel_output();
+
+  auto start = std::chrono::steady_clock::now();
+  const unsigned n = worker_count(L.block_count());
+  // Races between blocks (block_race.cpp) are reported from a run on one worker, where which
+  // block comes first never hangs on timing: a parallel run that finds one runs again so.
+  std::optional<OutputSnapshot> snapshot;
+  if (L.checks) {
+    prepare_block_tags(L);
+    if (n > 1) snapshot.emplace(L);
+  }
+  L.report_block_races = n == 1;
+  run_workers(L, n);
+  if (snapshot && L.block_race_seen.load() && !L.timed_out.load()) {
+    snapshot->restore(L);
+    L.started_blocks = 0;
+    std::fill(std::begin(L.has_first), std::end(L.has_first), false);
+    L.diagnostics_over_limit = false;
+    L.report_block_races = true;
+    reset_record(record, L);
+    begin_kernel_output();
+    run_workers(L, 1);
+  }
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   total_up(record);
   end_kernel_output(record);

@@ -162,3 +162,20 @@ __global__ void copy_as_float4(const float* in, float* out, int n4) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n4) reinterpret_cast<float4*>(out)[i] = reinterpret_cast<const float4*>(in)[i];
 }
+
+// Every thread stores its index; then thread 0 of each block reads the last output of the block
+// before it, which that block writes in this same launch: a race between blocks.
+__global__ void read_previous_block(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = float(i);
+  if (threadIdx.x == 0 && i > 0 && i < n && out[i - 1] != out[i - 1]) out[i] = 0.0f;
+}
+
+// The last thread of each block reads the first output of the next block before that block
+// writes it, when blocks run in order: the race is found at the write.
+__global__ void read_next_block(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float next = 0.0f;
+  if (threadIdx.x == blockDim.x - 1 && i + 1 < n) next = out[i + 1];
+  if (i < n) out[i] = float(i) + (next != next ? 0.5f : 0.0f);
+}

@@ -28,6 +28,8 @@ HALO_GLOBAL void store_outside(float* host, float* out);
 HALO_GLOBAL void pair_sums(const float* in, float* out, int n);
 HALO_GLOBAL void add_first(const float* in, float* out, int n);
 HALO_GLOBAL void copy_as_float4(const float* in, float* out, int n4);
+HALO_GLOBAL void read_previous_block(float* out, int n);
+HALO_GLOBAL void read_next_block(float* out, int n);
 extern float weights[16];
 
 using namespace halo::test;
@@ -205,6 +207,41 @@ TEST_CASE("runtime / atomics are atomic across blocks on different cores") {
   dCount.upload({0});
   REQUIRE(halo::launch(count_everything, dim3(200), dim3(256), dCount.get()) == cudaSuccess);
   CHECK(dCount.download()[0] == 200 * 256);
+  CHECK(last_launch().diagnostic_total() == 0);  // blocks may share an element through atomics
+}
+
+namespace {
+// One launch of `kernel` on `workers` workers: its output, and its race-between-blocks report.
+template <class Kernel>
+std::pair<std::vector<float>, std::string> run_on_workers(Kernel kernel, const char* workers) {
+  setenv("HALO_THREADS", workers, 1);
+  auto dOut = DeviceArray<float>::output("out", 1000);
+  halo::launch(kernel, dim3(4), dim3(256), dOut.get(), 1000);
+  unsetenv("HALO_THREADS");
+  const auto& r = last_launch();
+  std::string report = r.counts[int(DiagnosticKind::block_race)] ? r.first[int(DiagnosticKind::block_race)].full() : "";
+  return {dOut.download(), report + " x" + std::to_string(r.counts[int(DiagnosticKind::block_race)])};
+}
+}  // namespace
+
+TEST_CASE("runtime / a block reading another block's output is a race, named the same on any number of workers") {
+  const auto one = run_on_workers(read_previous_block, "1");
+  INFO(one.second);
+  CHECK(one.second.find("read of out[255], which block (0,0,0) of this launch wrote") != std::string::npos);
+  CHECK(one.second.find("block (1,0,0) thread (0,0,0), " + line_of("out[i - 1] != out[i - 1]")) != std::string::npos);
+  CHECK(one.second.find(" x3") != std::string::npos);  // blocks 1, 2 and 3
+  for (const char* workers : {"2", "3", "4"}) {
+    const auto many = run_on_workers(read_previous_block, workers);
+    CHECK(many == one);  // the same report and the same output, whichever block ran first
+  }
+}
+
+TEST_CASE("runtime / a block writing what another block has read is the same race, found at the write") {
+  const auto one = run_on_workers(read_next_block, "1");
+  INFO(one.second);
+  CHECK(one.second.find("write to out[256], which block (0,0,0) of this launch read") != std::string::npos);
+  CHECK(one.second.find("block (1,0,0) thread (0,0,0), " + line_of("out[i] = float(i) + (next")) != std::string::npos);
+  for (const char* workers : {"2", "4"}) CHECK(run_on_workers(read_next_block, workers) == one);
 }
 
 TEST_CASE("runtime / launch configurations CUDA refuses are refused") {

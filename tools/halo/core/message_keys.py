@@ -50,6 +50,7 @@ KEYS = [
     ("write-to-input", r"write to an input"),
     ("two-writers", r"shared-memory race: .*two threads store into one cell"),
     ("shared-race", r"shared-memory race"),
+    ("block-race", r"race between blocks"),
     ("uninitialised-shared", r"read of uninitialised shared memory"),
     ("barrier-divergence", r"barrier divergence"),
     ("timeout", r"launch did not finish|did not reply within|ran past \d+ s and was stopped"),

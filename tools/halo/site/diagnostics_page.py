@@ -32,6 +32,9 @@ SHOWN = [
     ("Order-dependent result", "The threads of each block also run last to first; a different result means the "
      "kernel depends on the order, through memory the race checks do not watch.",
      "7.2", "reads the neighbour's output from global memory"),
+    ("Race between blocks", "Every element a kernel may write remembers, for the launch, which block wrote it and "
+     "which read it; a block that reads what another block writes (or the reverse) is named, whichever ran first.",
+     "7.2", "reads the previous block's output from global memory"),
     ("Tensor copies: a stage read before its copy lands", "A tensor copy (7.9, part 2) lands when a thread first "
      "waits for it; until then its stage is marked in flight, and a read there is what a GPU would get stale.",
      "7.9", "tensor copies: the tile read before its copy has landed"),

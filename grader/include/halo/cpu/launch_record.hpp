@@ -70,6 +70,8 @@ enum class DiagnosticKind : uint8_t {
                      // launch is stopped there, in milliseconds, not after its CPU limit
   tile_copy,         // a tensor copy or tile barrier used against the rules a GPU holds it to
                      // (halo/given/tile_copy.cuh): a wait that would hang, the wrong phase, ...
+  block_race,        // a block reads a global element another block of the launch writes (or the
+                     // reverse): right or wrong by which block ran first (block_race.cpp)
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
