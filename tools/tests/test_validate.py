@@ -40,6 +40,13 @@ LEGITIMATE = {
         template __global__ void conv<2>(const float* __restrict__, float* __restrict__, int);
         void (*conv2)(const float*, float*, int) = conv<2>;
         """,
+    "a constant of one's own named like the grader's macro, between push_macro and pop_macro": """
+        #pragma push_macro("TILE_SIZE")
+        #undef TILE_SIZE
+        constexpr int TILE_SIZE = 4;
+        __global__ void k(float* P) { P[threadIdx.x] = float(TILE_SIZE); }
+        #pragma pop_macro("TILE_SIZE")
+        """,
     "__shared__, __constant__, constexpr, #define, static __device__, printf, assert, atomics, math": r"""
         #include <cstdio>
         #include <cmath>
@@ -412,11 +419,14 @@ class SourceLayer(KernelFiles, unittest.TestCase):
     def test_allowed_pragmas(self):
         code = ("#pragma once\n#pragma unroll\n#pragma unroll 4\n#pragma nounroll\n#pragma GCC unroll 8\n"
                 "#pragma clang loop unroll(full)\n#pragma clang diagnostic ignored \"-Wunused\"\n"
-                "#pragma nv_diag_suppress 177\n"
+                "#pragma nv_diag_suppress 177\n#pragma message(\"tiled\")\n"
+                '#pragma push_macro("TILE_SIZE")\n#pragma pop_macro("TILE_SIZE")\n'
                 '_Pragma("unroll")\n')
         self.assertEqual(validate.validate_source(self.kernel(code), code), [])
         for pragma in ("#pragma clang loop vectorize(enable)", "#pragma weak f", "#pragma omp parallel",
-                       "#pragma clang section text=\"x\"", "#pragma GCC push_options"):
+                       "#pragma clang section text=\"x\"", "#pragma GCC push_options",
+                       '#pragma push_macro("__CUDACC__")', '#pragma pop_macro("HALO_BACKEND_CPU")',
+                       "#pragma push_macro(TILE_SIZE)", '#pragma push_macro("TILE_SIZE") extra'):
             with self.subTest(pragma):
                 self.assertTrue(validate.validate_source(self.kernel(pragma), pragma))
 

@@ -244,14 +244,38 @@ def print_summary(results):
     print_load_reports(secs)
 
 
+# clang's note under an error in a macro, then the macro's line: one of the grader's [defines],
+# which chapter_defines.hpp writes as `#define TILE_SIZE 256  // [section 7.4]`.
+_GRADER_MACRO_NOTE = re.compile(r"note: expanded from macro '(\w+)'")
+_GRADER_DEFINE = re.compile(r"^\s*#define (\w+) (\S+)\s+// \[section ([\d.]+)\]")
+
+
+def grader_macro_note(name, value, section):
+    """What a student needs to hear when their own declaration of a book name meets the grader's
+    macro of that name: the error under their line says only `expected unqualified-id`."""
+    return (f"{name} is the grader's macro, defined for every kernel file (#define {name} {value}, from section "
+            f"{section}): your line reads with {value} in its place. Section {section}'s tests take {name} to be "
+            f"{value}: there, use it as it is; elsewhere, name your constant differently, or step around the macro "
+            f"with #pragma push_macro(\"{name}\"), #undef {name} ... #pragma pop_macro(\"{name}\")")
+
+
 def compiler_errors(output):
-    """Each `file:line:col: error:` line with the source line and caret clang prints after it;
-    the whole output when there is none (a link error, say)."""
+    """Each `file:line:col: error:` line with the source line and caret clang prints after it,
+    and a line of our own after an error on a name the grader defines as a macro; the whole
+    output when there is none (a link error, say)."""
     lines = output.splitlines()
-    picked = []
+    picked, explained = [], set()
     for k, line in enumerate(lines):
         if " error: " in line or line.startswith("error:"):
             picked += lines[k:k + 3] if k + 2 < len(lines) and "^" in lines[k + 2] else [line]
+            for j in range(k + 1, min(len(lines), k + 12)):
+                if " error: " in lines[j]:
+                    break
+                note = _GRADER_MACRO_NOTE.search(lines[j])
+                define = _GRADER_DEFINE.match(lines[j + 1]) if note and j + 1 < len(lines) else None
+                if define and define.group(1) == note.group(1) and note.group(1) not in explained:
+                    explained.add(note.group(1))
+                    picked.append("note: " + grader_macro_note(*define.groups()))
     return picked or lines[-30:]
 
 

@@ -82,7 +82,8 @@ WHY = {
                 "each access in the source is one instrumented access",
     "naked": "a naked function is raw machine code the grader cannot see into",
     "cleanup": "it calls a function behind your back when a variable goes out of scope",
-    "pragma": "it changes how the file is compiled or instrumented (#pragma unroll and #pragma once are fine)",
+    "pragma": "it changes how the file is compiled or instrumented (#pragma unroll, once, message and "
+              "push_macro/pop_macro of an ordinary name are fine)",
     "include": "a kernel file may include the given headers (\"halo/given/*.cuh\") and <cstdint>, <cstddef>, "
                "<climits>, <cfloat>, <cmath>, <cstdio>, <cassert> (or their .h forms); the CUDA dialect "
                "is already included for you",
@@ -303,10 +304,17 @@ def _has_constructor(body, name):
 
 
 def _pragma_allowed(words):
-    """#pragma once, unroll and diagnostics only: nothing that changes code generation."""
+    """#pragma once, unroll and diagnostics only: nothing that changes code generation; and
+    push_macro/pop_macro of an ordinary name, the usual way to step around a macro of the
+    grader's (TILE_SIZE) with a constant of one's own. A name with a leading underscore or of the
+    grader's (HALO...) is not ordinary: restoring one could bring back what an #undef the
+    validator saw took away."""
     if not words:
         return True
     w0, rest = words[0], words[1:]
+    if w0 in ("push_macro", "pop_macro"):
+        return (len(rest) == 5 and rest[:2] == ["(", '"'] and rest[3:] == ['"', ")"]
+                and re.fullmatch(r"[A-Za-z]\w*", rest[2]) is not None and not rest[2].upper().startswith("HALO"))
     if w0 in ("once", "unroll", "nounroll", "message", "region", "endregion", "mark", "warning") or re.fullmatch(
             r"(nv_)?diag_(suppress|warning|default|error|once)|nv_diagnostic", w0):  # nvcc's diagnostics
         return True
