@@ -17,7 +17,9 @@ build() {  # build TREE OUT
   local tree=$1 out=$2
   mkdir -p "$out"
   local inc="-I$tree/grader/include -I$generated -I$tree"
-  for f in "$tree"/grader/cpu/*.cpp; do
+  # The runtime, and the platform layer where the commit has one (grader/platform/, since 2026-11).
+  for f in "$tree"/grader/cpu/*.cpp "$tree"/grader/platform/linux/*.cpp; do
+    [ -f "$f" ] && [ "$(basename "$f")" != worker_process.cpp ] || continue  # the judge's, not the runtime's
     clang++ -std=c++20 -O2 $inc -I"$tree/grader/cpu" -DHALO_SOURCE_DIR=\"$tree\" -c "$f" -o "$out/$(basename "$f" .cpp).o"
   done
   # The kernel flags as that commit's CMake gives them.
