@@ -21,7 +21,7 @@ std::vector<ConstantArray> read_constant_arrays() {
   std::vector<ConstantArray> arrays;
   const uintptr_t bias = platform::load_bias();
   for (const platform::ExecutableSymbol& s : platform::executable_symbols())
-    if (!s.tls && s.section == "halo_constant") arrays.push_back({bias + s.value, bias + s.value + s.size, s.name});
+    if (!s.tls && s.section == HALO_CONSTANT_SECTION_NAME) arrays.push_back({bias + s.value, bias + s.value + s.size, s.name});
   return arrays;
 }
 

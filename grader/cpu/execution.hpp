@@ -18,6 +18,7 @@
 
 #include "halo/cpu/launch_record.hpp"
 #include "halo/cpu/scheduler.hpp"
+#include "halo/platform/sections.hpp"
 #include "halo/tensor_map.hpp"
 #include "memory_registry.hpp"
 
@@ -208,7 +209,7 @@ extern constinit thread_local Worker* tls_worker;
 
 // The instrumentation callbacks live in their own linker section, so that a signal handler can
 // tell that it interrupted them.
-#define HALO_CALLBACK_CODE __attribute__((section("halo_callbacks"), noinline))
+#define HALO_CALLBACK_CODE __attribute__((section(HALO_CALLBACK_SECTION), noinline))
 bool in_callback_code(const void* pc);
 
 // Records a diagnostic raised by the running thread (keeps the first of each kind, the one of

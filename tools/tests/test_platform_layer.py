@@ -18,11 +18,13 @@ LINUX_ONLY = [
     (r"\bprctl\s*\(|\bmemfd_create\b|\bbwrap\b|\bclone3?\s*\(", "the worker's start and sandbox (worker_process.hpp)"),
     (r"\bsched_getaffinity\b|/sys/fs/cgroup", "the CPUs this process may use (platform::usable_cpus)"),
     (r"\"/proc/", "/proc, Linux's process file system"),
+    (r"\bsection\s*\(\s*\"", "a section attribute spelled for one object format (halo/platform/sections.hpp)"),
 ]
 
 # Folders of C++ that is not the grader's own code, or that tests the Linux layer from outside.
 NOT_CALLERS = {
     "platform": "the platform layer itself",
+    "include/halo/platform": "the platform layer's part that kernel files see (section names)",
     "redteam": "hostile submissions: code written to attack the grader, as a student might",
     "remote/tests": "the sandbox's test and its deliberately hostile fake worker, which forks, reads /proc "
                     "and runs addr2line as a student's code might; the test counts processes in /proc",
@@ -63,7 +65,8 @@ class PlatformLayerTest(unittest.TestCase):
     def test_each_pattern_catches_what_it_names(self):
         samples = ["#include <elf.h>", "#include <sys/prctl.h>", "dl_iterate_phdr(cb, &q);",
                    "extern char __start_halo_constant[];", 'popen("addr2line -e x")', "gregs[REG_RIP]",
-                   "prctl(PR_SET_PDEATHSIG, SIGKILL);", "sched_getaffinity(0, n, &m);", 'open("/proc/self/exe")']
+                   "prctl(PR_SET_PDEATHSIG, SIGKILL);", "sched_getaffinity(0, n, &m);", 'open("/proc/self/exe")',
+                   '__attribute__((section("halo_constant")))']
         for sample in samples:
             self.assertTrue(offences(sample), sample)
 

@@ -21,6 +21,7 @@
 #include <cstdio>
 
 #include "halo/cpu/cuda_runtime.hpp"
+#include "halo/platform/sections.hpp"
 #include "halo/cpu/device_functions.hpp"
 
 #define __global__
@@ -39,7 +40,7 @@
 #define HALO_EXTERN_SHARED(T, name)                                  \
   extern __thread T name[] __asm__("halo_dynamic_shared_memory");    \
   __attribute__((used)) static const char halo_extern_shared_name_##name = 0
-#define __constant__ __attribute__((section("halo_constant"), used))
+#define __constant__ __attribute__((section(HALO_CONSTANT_SECTION), used))
 
 namespace halo::cpu {
 uint3 thread_index();
