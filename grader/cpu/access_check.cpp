@@ -184,7 +184,7 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
         refuse(*w, DiagnosticKind::write_to_input, pc, [&] {
           return "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)";
         });
-      if (!atomic) note_global_access(*w, k, a, size, store, pc);
+      if (!atomic && !r.read_only) note_global_access(*w, k, a, size, store, pc);
     } else if (a < r.lo || a + size > r.hi) {
       break;  // unchecked: counted as host memory below, and left to happen
     }

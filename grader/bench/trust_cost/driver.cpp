@@ -4,6 +4,7 @@
 #include <vector>
 #include "halo/launch.hpp"
 #include "halo/cpu/cuda_runtime.hpp"
+#include "halo/cpu/launch_record.hpp"
 #include "halo/chapter_defines.hpp"
 void convolution_1D_basic_kernel(const float*, const float*, float*, int, int);
 void convolution_1D_tiled_kernel(const float*, float*, int, int);
@@ -21,6 +22,11 @@ int main(int argc, char** argv) {
   cudaMemcpy(N, h.data(), W * 4 * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(M, h.data(), 64 * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(F, h.data(), 64 * sizeof(float), cudaMemcpyHostToDevice);
+  // As the section tests register them: the inputs read-only, the output not.
+  halo::cpu::name_array(N, "N", sizeof(float), true);
+  halo::cpu::name_array(M, "M", sizeof(float), true);
+  halo::cpu::name_array(F, "F", sizeof(float), true);
+  halo::cpu::name_array(P, "P", sizeof(float), false);
   auto run = [&](const char* name, auto f) { if (!strcmp(which, "all") || !strcmp(which, name)) std::printf("%s: %d\n", name, int(f())); };
   run("7.2", [&] { return halo::launch(convolution_1D_basic_kernel, dim3(W / 256), dim3(256), N, M, P, 5, W); });
   run("7.4", [&] { return halo::launch(convolution_1D_tiled_kernel, dim3(W / 256), dim3(256), N, P, 5, W); });
