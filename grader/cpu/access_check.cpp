@@ -78,8 +78,8 @@ template <class Describe>
   stop_current_thread();
 }
 
-void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame,
-                  bool atomic);
+void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame);
+void check_tagged_access(Worker* w, const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame);
 
 // A thread past the launch's access limit: a loop over the whole input, or one that never ends.
 // Stopped before the access, and its worker with it (Worker::stopping): every other thread
@@ -120,10 +120,8 @@ HALO_CALLBACK_CODE void check_host_access(uintptr_t a, unsigned size, bool store
 // Off the main stack, instrumented code runs only on a fiber's stack, in a launch: no flag of the
 // worker's is asked whether it is a kernel's.
 // `kernel_frame`: for a store, the frame pointer of the kernel function that made it (the start of
-// the frame chain check_local_store walks); 0 for a load. `atomic`: an atomic operation's, which
-// blocks may share in one launch (no race between blocks).
-inline void on_access(const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame = 0,
-                      bool atomic = false) {
+// the frame chain check_local_store walks); 0 for a load.
+inline void on_access(const void* p, unsigned size, bool store, const void* pc, uintptr_t kernel_frame = 0) {
   const uintptr_t sp = current_stack_pointer();
   if (on_host_stack(sp)) [[unlikely]]
     return check_host_access(reinterpret_cast<uintptr_t>(p), size, store, sp, pc);
@@ -131,7 +129,27 @@ inline void on_access(const void* p, unsigned size, bool store, const void* pc, 
   if (!w) [[unlikely]]
     stop_worker("instrumented code ran outside every CUDA thread", reinterpret_cast<uintptr_t>(p), pc);
   w->access_pc = pc;
-  check_access(w, p, size, store, pc, kernel_frame, atomic);
+  // Races between blocks (block_race.cpp) concern the arrays a kernel may write, the outputs: one
+  // range compare here sends their accesses the longer way. Both ways end in a tail call: a call
+  // inside check_access cost every access of every array 14 instructions more (callgrind, 7.8's
+  // basic kernel), a call here that returned to it 25.
+  const Launch& L = *w->launch;
+  if (reinterpret_cast<uintptr_t>(p) - L.tagged_lo < L.tagged_span) [[unlikely]]
+    return check_tagged_access(w, p, size, store, pc, kernel_frame);
+  check_access(w, p, size, store, pc, kernel_frame);
+}
+
+// An access inside the range of the arrays a kernel may write: its race-between-blocks tags
+// first, if it is in one of them, then the checks.
+HALO_CALLBACK_CODE void check_tagged_access(Worker* w, const void* p, unsigned size, bool store, const void* pc,
+                                            uintptr_t kernel_frame) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  for (const Launch::Tagged& t : w->launch->tagged)
+    if (a - t.lo < t.span) {
+      note_global_access(*w, t.region, a, size, store, pc);
+      break;
+    }
+  check_access(w, p, size, store, pc, kernel_frame);
 }
 
 // A store into the running thread's stack lands in a live frame of the kernel: not on a frame
@@ -160,7 +178,7 @@ HALO_CALLBACK_CODE void check_local_store(Worker& w, uintptr_t a, unsigned size,
 }
 
 HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bool store, const void* pc,
-                                     uintptr_t kernel_frame, bool atomic) {
+                                     uintptr_t kernel_frame) {
   const Launch& L = *w->launch;
   if (++w->current->accesses > L.access_limit) [[unlikely]] {
     if (!w->current->local_index.pending) stop_over_limit(w, pc);
@@ -184,7 +202,6 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
         refuse(*w, DiagnosticKind::write_to_input, pc, [&] {
           return "write to " + element_name(r, a) + ", but " + r.name + " is an input of this kernel (read-only)";
         });
-      if (!atomic && !r.read_only) note_global_access(*w, k, a, size, store, pc);
     } else if (a < r.lo || a + size > r.hi) {
       break;  // unchecked: counted as host memory below, and left to happen
     }
@@ -257,8 +274,14 @@ HALO_CALLBACK_CODE void check_access(Worker* w, const void* p, unsigned size, bo
 
 HALO_CALLBACK_CODE void check_atomic_access(const void* address, unsigned size, const void* pc,
                                             const void* kernel_frame) {
-  on_access(address, size, false, pc, 0, true);
-  on_access(address, size, true, pc, reinterpret_cast<uintptr_t>(kernel_frame), true);
+  // Blocks may share an element through atomics: no race between blocks (block_race.cpp). The
+  // flag is the worker's, which no kernel store reaches (a store outside the launch's memory is
+  // refused before it happens).
+  Worker* w = tls_worker;
+  if (w) w->in_atomic = true;
+  on_access(address, size, false, pc);
+  on_access(address, size, true, pc, reinterpret_cast<uintptr_t>(kernel_frame));
+  if (w) w->in_atomic = false;
 }
 
 HALO_CALLBACK_CODE void check_kernel_read(const void* address, unsigned size, const void* pc) {

@@ -59,9 +59,17 @@ void BlockTags::clear() {
 
 void prepare_block_tags(Launch& L) {
   L.block_tags.clear();
+  L.tagged.clear();
   L.block_tags.reserve(L.regions.size());
-  for (const Region& r : L.regions)
+  for (size_t k = 0; k < L.regions.size(); ++k) {
+    const Region& r = L.regions[k];
     L.block_tags.emplace_back(r.read_only ? 0 : (r.hi - r.lo + r.element_size - 1) / r.element_size);
+    if (!r.read_only) L.tagged.push_back({r.lo, r.hi - r.lo, k});
+  }
+  if (!L.tagged.empty()) {  // regions are sorted by address
+    L.tagged_lo = L.tagged.front().lo;
+    L.tagged_span = L.tagged.back().lo + L.tagged.back().span - L.tagged_lo;
+  }
 }
 
 OutputSnapshot::OutputSnapshot(const Launch& L) {
@@ -79,7 +87,7 @@ HALO_CALLBACK_CODE void note_global_access(Worker& w, size_t region, uintptr_t a
                                            const void* pc) {
   Launch& L = *w.launch;
   BlockTags& tags = L.block_tags[region];
-  if (!tags.count) return;  // an input: read-only, so no block writes it
+  if (!tags.count || w.in_atomic) return;  // an input (no block writes it), or an atomic operation
   const Region& r = L.regions[region];
   const uint32_t mine = uint32_t(w.block_linear + 1);
   const size_t first = (a - r.lo) / r.element_size, last = (a + size - 1 - r.lo) / r.element_size;

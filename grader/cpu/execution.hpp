@@ -76,6 +76,12 @@ struct Launch {
   // Races between blocks through global memory (block_race.cpp): seen in a parallel run, which
   // is then run again on one worker with report_block_races set, where they are reported.
   std::vector<BlockTags> block_tags;  // per region
+  struct Tagged {
+    uintptr_t lo, span;  // [lo, lo + span): a region a kernel may write (checks on), its elements tagged
+    size_t region;
+  };
+  std::vector<Tagged> tagged;
+  uintptr_t tagged_lo = 0, tagged_span = 0;  // [lo, lo + span) covers every tagged region (none: empty)
   std::atomic<bool> block_race_seen{false};
   bool report_block_races = false;
 
@@ -125,6 +131,7 @@ struct Worker {
   fctx::fcontext_t scheduler = nullptr;
   bool in_fiber = false;  // a CUDA thread is running (for the crash and time-out handlers)
   bool stopped_by_timeout = false;  // the time-out stopped this worker's running thread
+  bool in_atomic = false;  // the access being checked is an atomic operation's (check_atomic_access)
   // A thread of this worker passed the access limit, or the worker raised kDiagnosticLimit
   // diagnostics: it abandons the rest of its block and takes no other. Decided by what this
   // worker ran alone, so the same in every run of the same seed on the same number of workers.

@@ -138,6 +138,7 @@ std::vector<Worker::SharedWord> take_shadow(size_t words) {
 
 [[noreturn]] void yield_for_good(Yield why) {
   Worker* w = tls_worker;
+  w->in_atomic = false;  // a thread stopped inside an atomic operation's check leaves none behind
   fctx::jump_fcontext(w->scheduler, reinterpret_cast<void*>(why));
   __builtin_unreachable();  // the scheduler never resumes a finished or stopped fiber
 }
