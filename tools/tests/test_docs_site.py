@@ -2,8 +2,10 @@
 under a minute without touching docs/ or chapters/; a broken link fails the build; the student
 edition holds no line of any SOLUTION region while the instructor edition holds them all; the
 numbers of each lesson page are render_lesson's and the instructor's key is Question.expected();
-the hints unfold; the figures are SVG; and, where Chromium can be installed, every lesson page
-loads in headless Chromium with no console message, no missing image and no 404."""
+the hints unfold; the figures are SVG; the sidebar reads as a course (lessons first, every
+measured result behind one Results page) and the home page's commands are the README's; and,
+where Chromium can be installed, every lesson page loads in headless Chromium with no console
+message, no missing image and no 404."""
 import atexit
 import hashlib
 import html.parser
