@@ -2,8 +2,10 @@
 under a minute without touching docs/ or chapters/; a broken link fails the build; the student
 edition holds no line of any SOLUTION region while the instructor edition holds them all; the
 numbers of each lesson page are render_lesson's and the instructor's key is Question.expected();
-the hints unfold; the figures are SVG; and, where Chromium can be installed, every lesson page
-loads in headless Chromium with no console message, no missing image and no 404."""
+the hints unfold; the figures are SVG; the sidebar reads as a course (lessons first, every
+measured result behind one Results page) and the home page's commands are the README's; and,
+where Chromium can be installed, every lesson page loads in headless Chromium with no console
+message, no missing image and no 404."""
 import atexit
 import hashlib
 import html.parser
@@ -21,7 +23,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
-from halo.site import docs_site
+from halo.site import docs_site, home_page, results_page
 from halo.core import pydeps
 from halo.core.chapter_data import load_chapter
 from halo.student.lesson import render_lesson
@@ -81,6 +83,19 @@ def source(edition):
     return docs_site.source_dir(REPO_ROOT, edition, built()[edition][3]) / "docs"
 
 
+def nav(edition):
+    return json.loads((source(edition).parent / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+
+
+def nav_pages(edition):
+    """[(title, page)] of the sidebar, top to bottom, sections opened."""
+    def walk(items):
+        for item in items:
+            for title, value in item.items():
+                yield from (walk(value) if isinstance(value, list) else [(title, value)])
+    return list(walk(nav(edition)))
+
+
 def lesson_html(test, edition, section):
     return (site(test, edition) / docs_site.LESSONS / f"{section.folder}.html").read_text(encoding="utf-8")
 
@@ -122,8 +137,7 @@ class BuildTest(unittest.TestCase):
     def test_the_nav_has_the_instructor_guide(self):
         for edition in docs_site.EDITIONS:
             site(self, edition)
-            config = json.loads((source(edition).parent / "mkdocs.yml").read_text(encoding="utf-8"))
-            self.assertIn({"Instructor guide": "instructor.md"}, config["nav"], edition)
+            self.assertIn(("Instructor guide", "instructor.md"), nav_pages(edition), edition)
             self.assertTrue((built()[edition][3] / "instructor.html").is_file())
         page = html_text((built()["student"][3] / "instructor.html").read_text(encoding="utf-8"))[0]
         self.assertIn("Grading a whole class", page)
@@ -135,6 +149,7 @@ class BuildTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, root, True)
         for tree in ("chapters", "docs", "solutions"):
             shutil.copytree(REPO_ROOT / tree, root / tree)
+        shutil.copy(REPO_ROOT / "README.md", root)  # the home page shows a section of it
         with open(root / "docs" / "student.md", "a", encoding="utf-8") as f:
             f.write("\nSee [a page that is not there](no-such-page.md).\n")
         with self.assertRaises(docs_site.DocsError) as caught:
@@ -168,6 +183,152 @@ class BuildTest(unittest.TestCase):
             with self.subTest(kernel=e["kernel"]):
                 page = folder / docs_site.LESSONS / f"{CHAPTER.section(e['section']).folder}.html"
                 self.assertIn(f"{docs_site.FIGURES}/{heatmap_slug(e)}.svg", page.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- the site reads as a course
+
+class _Article(html.parser.HTMLParser):
+    """What a page's own content (Material's <article>, not the sidebar) shows, in order:
+    [("h2", text)], [("a", href)] and [("pre", text)] events."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.events, self._depth, self._open = [], 0, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "article":
+            self._depth += 1
+        elif self._depth and tag in ("h2", "pre") and self._open is None:
+            self._open = [tag, ""]
+        elif self._depth and tag == "a" and self._open is None and dict(attrs).get("href"):
+            self.events.append(("a", dict(attrs)["href"]))
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self._depth -= 1
+        elif self._open and tag == self._open[0]:
+            self.events.append((tag, self._open[1].replace("\u00b6", "").strip()))  # the heading's permalink
+            self._open = None
+
+    def handle_data(self, data):
+        if self._open:
+            self._open[1] += data
+
+
+def article(folder, page):
+    parser = _Article()
+    parser.feed((folder / page).read_text(encoding="utf-8"))
+    return parser.events
+
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_sections_in_order():
+    """The sections of the README's table of sections ('| 7.2 basic 1D | ...'), top to bottom."""
+    return re.findall(r"^\| (7\.\d+) ", README, re.M)
+
+
+def readme_commands():
+    """The lines of the code block of the README's 'Two commands'."""
+    section = home_page.readme_section(README, "Two commands")
+    assert section and "```sh\n" in section, "README.md has no '## Two commands' section with a sh block"
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [" ".join(line.split()) for line in block.splitlines() if line.strip()]
+
+
+class CourseOrderTest(unittest.TestCase):
+    """The sidebar reads as a course: home, the lessons in the order of the README and the chapter,
+    then the guides and reference; the measured results behind one Results page."""
+
+    def test_the_sidebar_opens_with_the_lessons_in_the_readme_s_order(self):
+        self.assertEqual(readme_sections_in_order(), [s.id for s in CHAPTER.sections])
+        for edition in docs_site.EDITIONS:
+            site(self, edition)
+            with self.subTest(edition=edition):
+                self.assertEqual(nav(edition)[0], {"Home": "index.md"})
+                self.assertEqual(list(nav(edition)[1]), ["Lessons"], "the lessons are not the sidebar's first section")
+                pages = [page for _, page in nav_pages(edition)]
+                lessons = [p for p in pages if p.startswith(docs_site.LESSONS + "/")]
+                self.assertEqual(lessons, [f"{docs_site.LESSONS}/{CHAPTER.section(i).folder}.md"
+                                           for i in readme_sections_in_order()])
+                self.assertEqual(pages[1:1 + len(lessons)], lessons, "a page comes between Home and the lessons")
+                for reference in ("getting-started.md", "student.md", "grader.md", "diagnostics.md", "platforms.md",
+                                  "errata.md"):
+                    self.assertIn(reference, pages[1 + len(lessons):])
+
+    def test_no_results_page_is_in_the_sidebar_but_the_results_page(self):
+        for edition in docs_site.EDITIONS:
+            site(self, edition)
+            with self.subTest(edition=edition):
+                results = [(t, p) for t, p in nav_pages(edition) if p.startswith("results/")]
+                self.assertEqual(results, [("Results", "results/index.md")])
+                self.assertEqual(nav(edition)[-1], {"Results": "results/index.md"})
+
+    def test_the_results_page_links_every_results_page_once_in_its_group(self):
+        folder = site(self, "student")
+        events = article(folder, "results/index.html")
+        group, links = None, []
+        for kind, value in events:
+            if kind == "h2":
+                group = value
+            elif kind == "a" and not urlparse(value).scheme and not value.startswith("#"):
+                links.append((group, value))
+        pages = sorted(p for p in (REPO_ROOT / "docs" / "results").glob("*.md"))
+        self.assertGreaterEqual(len(pages), 15)
+        self.assertEqual(sorted(href for _, href in links), sorted(f"{p.stem}.html" for p in pages))
+        for _, href in links:
+            self.assertTrue((folder / "results" / href).is_file(), href)
+        headings = [v for k, v in events if k == "h2"]
+        self.assertEqual(headings, [g[0] for g in results_page.RESULT_GROUPS],
+                         "the groups are not the four of RESULT_GROUPS (a page under "
+                         f"'{results_page.OTHER[0]}' needs a group: add its name to RESULT_GROUPS)")
+        where = dict((href, g) for g, href in links)
+        for page, expected in (("grade-loop-times", "The CPU backend"), ("cpu-vs-numba-sim", "The CPU backend"),
+                               ("gpu-bench-h100", "On a GPU"), ("dialect-gpu-h200", "On a GPU"),
+                               ("grade-class-times", "Course operations"), ("gradescope-limits", "Course operations"),
+                               ("arm64-qemu", "Platforms"), ("container", "Platforms")):
+            self.assertEqual(where[f"{page}.html"], expected, page)
+        # and each results page leads back to it
+        for p in pages:
+            self.assertIn(("a", "index.html"), article(folder, f"results/{p.stem}.html"), p.name)
+
+    def test_a_results_page_that_fits_no_group_is_still_listed(self):
+        root = Path(tempfile.mkdtemp(prefix="halo-results-"))
+        self.addCleanup(shutil.rmtree, root, True)
+        (root / results_page.RESULTS).mkdir(parents=True)
+        for name in ("gpu-bench-x.md", "new-kind-of-run.md"):
+            (root / results_page.RESULTS / name).write_text(f"# Title of {name}\n", encoding="utf-8")
+        page = results_page.results_index(root, {}, lambda *a: "")
+        self.assertIn("## On a GPU\n", page)
+        self.assertIn(f"## {results_page.OTHER[0]}\n", page)
+        self.assertIn("- [Title of new-kind-of-run.md](new-kind-of-run.md)", page.split(results_page.OTHER[0])[1])
+        shutil.rmtree(root / results_page.RESULTS)  # a student release holds no docs/results/
+        self.assertIn("holds no measured results", results_page.results_index(root, {}, lambda *a: ""))
+
+    def test_the_home_page_shows_the_readme_s_two_commands(self):
+        self.assertNotIn("./workbook grade  ", (REPO_ROOT / "docs" / "index.md").read_text(encoding="utf-8"),
+                         "docs/index.md types the README's commands a second time")
+        for edition in docs_site.EDITIONS:
+            events = article(site(self, edition), "index.html")
+            with self.subTest(edition=edition):
+                heading = events.index(("h2", "Two commands"))
+                block = next(v for k, v in events[heading:] if k == "pre")
+                shown = [" ".join(line.split()) for line in block.splitlines() if line.strip()]
+                self.assertEqual(shown, readme_commands())
+
+    def test_the_home_page_takes_its_commands_from_the_readme(self):
+        root = Path(tempfile.mkdtemp(prefix="halo-home-"))
+        self.addCleanup(shutil.rmtree, root, True)
+        index = (REPO_ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+        (root / "README.md").write_text(README.replace("./workbook check  ", "./workbook changed"), encoding="utf-8")
+        page = home_page.fill(index, root, "", lambda text: text)
+        self.assertIn("./workbook changed", page)
+        # A release's own README has no such section: the home page sends the reader to it.
+        (root / "README.md").write_text(README.replace("## Two commands", "## Commands"), encoding="utf-8")
+        page = home_page.fill(index, root, "", lambda text: text)
+        self.assertIn(home_page.MISSING, page)
+        self.assertNotIn("<!-- README:", page)
 
 
 # ---------------------------------------------------------------- no solution in the student build

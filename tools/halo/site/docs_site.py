@@ -3,7 +3,10 @@
 Nothing under docs/ or chapters/ is edited: a MkDocs source tree is written afresh under
 build/docs-site/<edition>/ and built from there:
 
-- docs/*.md and docs/results/ are copied as they are (index.md gets the list of lessons);
+- docs/*.md are copied as they are; the home page (index.md) gets the list of lessons and the
+  README's own text where it names a README section (home_page.py);
+- the sidebar holds the course: home, lessons, guides, reference, and one Results page
+  (results_page.py) that leads to every page of docs/results/, grouped by what was measured;
 - one page per section of chapters/manifest.toml: the lesson as `render_lesson` renders it (so
   every number comes from the formulas the grader checks with), a figure drawn from the
   section's own parameters, the questions (`Question.text()`), the hints as blocks that unfold
@@ -13,8 +16,9 @@ build/docs-site/<edition>/ and built from there:
   loads measured at its launch);
 - SVG figures (figures.py): 1D tiles with halo and ghost cells; the 2D input tiles of 7.6 (halo,
   ghost cells, pitch padding), 7.8 (IN_TILE_DIM / OUT_TILE_DIM) and 7.9 (the float4 tile); the
-  2D reduction ratios; the GPU bandwidth fractions of docs/results/gpu-bench-h100.json. The
-  student edition states no value a question asks for (formulas instead).
+  2D reduction ratios; on the Results page, the GPU bandwidth fractions of
+  docs/results/gpu-bench-h100.json. The student edition states no value a question asks for
+  (formulas instead).
 
 The instructor build (--instructor) adds each section's answer key (Question.expected(), with
 its working) and reference kernels (solutions/<folder>/); the student build holds neither, and
@@ -31,7 +35,7 @@ import sys
 from pathlib import Path
 
 from ..core import expressions as ex
-from . import figures
+from . import figures, home_page, results_page
 from ..core import pydeps, regions
 from ..course.handout import HandoutError, fence, load_errata, md_text, render_errata_entry, working
 from ..student.lesson import LessonError, lesson_context, render_lesson
@@ -45,7 +49,6 @@ DEFAULT_OUTPUT = {"student": Path("build") / "site", "instructor": Path("build")
 SOURCE = Path("build") / "docs-site"
 LESSONS = "lessons"
 FIGURES = "figures"
-BENCH_JSON = "gpu-bench-h100.json"
 
 LESSON_BEGIN, LESSON_END = "<!-- lesson: begin -->", "<!-- lesson: end -->"
 
@@ -271,35 +274,6 @@ def ratio_figure(chapter, edition: str):
     return svg, caption, "\n".join(table)
 
 
-def bandwidth_figure(root: Path):
-    """(svg, caption) of the GPU benchmark's fractions of copy bandwidth, or None."""
-    path = root / "docs" / "results" / BENCH_JSON
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    groups, values, masks = [], {}, set()
-    for row in data.get("rows", []):
-        if row.get("status") != "ok" or row.get("fraction_of_copy") is None:
-            continue
-        g = (f"{row['section']} " if row.get("section", "-") != "-" else "") + row["name"] + ("" if row.get("variant") == "reference" else f" ({row['variant']})")
-        if g not in groups:
-            groups.append(g)
-        s = f"mask {row['mask']}"
-        masks.add(row["mask"])
-        values[(g, s)] = float(row["fraction_of_copy"])
-    if not values:
-        return None
-    series = [f"mask {m}" for m in sorted(masks)]
-    top = max(1.0, max(values.values()))
-    svg = figures.horizontal_bars(f"Fraction of copy bandwidth, {data['device']['name']}", groups, series,
-                                  values, "GB/s of the kernel / GB/s of a device-to-device copy", x_max=top)
-    copy = data.get("copy", {})
-    caption = (f"From `docs/results/{BENCH_JSON}` ({data.get('date', '')}): each kernel's GB/s divided by "
-               f"a device-to-device copy of the same bytes ({_fmt(round(copy.get('gbps', 0)))} GB/s); "
-               "1D kernels over 2^26 floats, 2D over 8192 x 8192, masks as listed (2D masks are square).")
-    return svg, caption
-
-
 FIGURE_BEGIN, FIGURE_END = "<!-- figure: begin -->", "<!-- figure: end -->"
 
 
@@ -518,35 +492,17 @@ def errata_page(chapter, edition: str = "student") -> str:
     return "\n".join(out)
 
 
-def results_index(root: Path, figure_files: dict) -> str:
-    out = ["# GPU results", "",
-           "Measured on a GPU by the project's own commands; every table is generated from the run, "
-           "never typed.", ""]
-    bw = bandwidth_figure(root)
-    if bw:
-        svg, caption = bw
-        figure_files["gpu-bandwidth-fractions.svg"] = svg
-        out += ["## How close each kernel comes to a copy", "",
-                _figure_md("gpu-bandwidth-fractions.svg", "Fraction of copy bandwidth of every reference kernel",
-                           caption, 1), ""]
-    out += ["## The pages", ""]
-    for p in sorted((root / "docs" / "results").glob("*.md")):
-        out.append(f"- [{_title(p)}]({p.name})")
-    return "\n".join(out) + "\n"
-
-
-def _title(path: Path) -> str:
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return path.stem
-
-
 # ---------------------------------------------------------------- the source tree and the build
 
-GUIDES = [("Home", "index.md"), ("Getting started", "getting-started.md"), ("Student guide", "student.md"),
+# The sidebar reads as a course: the home page, the lessons in the chapter's order, then the
+# guides, then the reference, then one page that leads to every measured result (Results).
+# docs/*.md pages named in neither list (platforms.md, ...) join the reference under their titles.
+HOME = ("Home", "index.md")
+GUIDES = [("Getting started", "getting-started.md"), ("Student guide", "student.md"),
           ("Instructor guide", "instructor.md")]
 REFERENCE = [("The grader", "grader.md"), ("Diagnostics", "diagnostics.md")]
+ERRATA = ("The book's errata", "errata.md")
+RESULTS_INDEX = ("Results", "results/index.md")
 
 
 def write_source(root: Path, chapter, edition: str, source: Path, site_dir: Path) -> Path:
@@ -564,34 +520,22 @@ def write_source(root: Path, chapter, edition: str, source: Path, site_dir: Path
         lesson_nav.append({f"{s.id} {s.title}": page})
     for md in sorted((root / "docs").glob("*.md")):
         text = rewrite_links(md.read_text(encoding="utf-8"), "docs", md.name, root)
-        if md.name == "index.md":
+        if md.name == HOME[1]:
             listing = "\n".join(f"- [{s.id} {s.title}]({LESSONS}/{s.folder}.md)" for s in chapter.sections)
-            text = text.replace("<!-- lessons -->", listing)
+            text = home_page.fill(text, root, listing, lambda t: rewrite_links(t, ".", md.name, root))
         (docs / md.name).write_text(text, encoding="utf-8")
-    results = root / "docs" / "results"
-    if results.is_dir():
-        shutil.copytree(results, docs / "results")
-        for md in (docs / "results").glob("*.md"):
-            md.write_text(rewrite_links(md.read_text(encoding="utf-8"), "docs/results", f"results/{md.name}", root),
-                          encoding="utf-8")
-        if not (results / "index.md").exists():
-            (docs / "results" / "index.md").write_text(results_index(root, figure_files), encoding="utf-8")
-    (docs / "errata.md").write_text(errata_page(chapter, edition), encoding="utf-8")
+    write_results(root, docs, figure_files)
+    (docs / ERRATA[1]).write_text(errata_page(chapter, edition), encoding="utf-8")
     for name, svg in figure_files.items():
         (docs / FIGURES / name).write_text(svg, encoding="utf-8")
 
     def present(pairs):
         return [{title: page} for title, page in pairs if (docs / page).exists()]
 
-    extra = sorted(p.name for p in docs.glob("*.md")
-                   if p.name not in {page for _, page in GUIDES + REFERENCE} | {"errata.md"})
-    nav = present(GUIDES[:2]) + [{"Lessons": lesson_nav}] + present(GUIDES[2:])
-    nav += [{"Grader reference": present(REFERENCE) + [{_title(docs / p): p} for p in extra]},
-            {"Errata": "errata.md"}]
-    if (docs / "results").is_dir():
-        pages = sorted(p for p in (docs / "results").glob("*.md") if p.name != "index.md")
-        nav.append({"GPU results": ([{"Overview": "results/index.md"}] if (docs / "results" / "index.md").exists() else [])
-                    + [{_title(p): f"results/{p.name}"} for p in pages]})
+    named = {page for _, page in [HOME, ERRATA] + GUIDES + REFERENCE}
+    extra = [(results_page.title(p), p.name) for p in sorted(docs.glob("*.md")) if p.name not in named]
+    nav = present([HOME]) + [{"Lessons": lesson_nav}, {"Guides": present(GUIDES)},
+                             {"Reference": present(REFERENCE + extra + [ERRATA])}] + present([RESULTS_INDEX])
     config = {
         "site_name": "Halo: convolution workbook" + (" (instructor edition)" if edition == "instructor" else ""),
         "site_description": "Chapter 7 of Programming Massively Parallel Processors: lessons, exercises, grader.",
@@ -602,6 +546,9 @@ def write_source(root: Path, chapter, edition: str, source: Path, site_dir: Path
         "validation": {"omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn",
                        "anchors": "warn"},
         "nav": nav,
+        # Each results page is reached from the Results page, not from the sidebar; any other page
+        # left out of the nav still fails the strict build.
+        "not_in_nav": "/results/*.md",
         "theme": {"name": "material", "font": False,  # no web fonts: the site works offline
                   "features": ["navigation.sections", "navigation.top", "content.code.copy"],
                   "palette": {"primary": "indigo"}},
@@ -613,6 +560,25 @@ def write_source(root: Path, chapter, edition: str, source: Path, site_dir: Path
     config_path = source / "mkdocs.yml"
     config_path.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")  # JSON is YAML
     return config_path
+
+
+def write_results(root: Path, docs: Path, figure_files: dict) -> None:
+    """docs/results/ copied into the site, each page with its way back, and the Results page that
+    lists them all. The Results page is written even when there is nothing to list (a student
+    release leaves docs/results/ out), so the home page's link to it always holds."""
+    results = root / results_page.RESULTS
+    if (results / "index.md").exists():
+        raise DocsError(f"{results_page.RESULTS / 'index.md'}: the site writes the Results page itself "
+                        f"(tools/halo/site/results_page.py); move this page's text to another page")
+    if results.is_dir():
+        shutil.copytree(results, docs / "results")
+    else:
+        (docs / "results").mkdir()
+    groups = results_page.group_of(root)
+    for md in (docs / "results").glob("*.md"):
+        text = rewrite_links(md.read_text(encoding="utf-8"), "docs/results", f"results/{md.name}", root)
+        md.write_text(results_page.with_way_back(text, groups[md.name]), encoding="utf-8")
+    (docs / RESULTS_INDEX[1]).write_text(results_page.results_index(root, figure_files, _figure_md), encoding="utf-8")
 
 
 def source_dir(root, edition: str, output: Path) -> Path:
