@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from . import measured, toml_entries, variants
+from . import measured, paths, toml_entries, variants
 from .expressions import format_number, format_value, names_used
 from .tomlcompat import TOMLDecodeError, loads_toml
 
@@ -247,9 +247,10 @@ def _key_lines(text: str, keys) -> dict:
     return lines
 
 
-def parse_answers(path) -> ParsedAnswers:
-    """The answers file's values and the line of each; AnswersError if it cannot be read."""
-    shown = str(path)
+def parse_answers(path, shown: Optional[str] = None) -> ParsedAnswers:
+    """The answers file's values and the line of each; AnswersError if it cannot be read. `shown`:
+    the path its messages name (by default `path` as given)."""
+    shown = shown or str(path)
     data = _read_limited(path, shown)
     try:
         text = data.decode("utf-8")
@@ -609,7 +610,7 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
     answered in that student's variant."""
     question = _question(chapter, section_id, question_id)
     try:
-        parsed = parse_answers(path)
+        parsed = parse_answers(path, paths.shown(path, chapter.root))
     except AnswersError as e:
         return Verdict(INVALID, str(e), UNREADABLE)
     if question.withheld:
@@ -643,7 +644,7 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
 def check_file(chapter, section_id: str, path) -> list[str]:
     """Problems with the file as a whole: TOML errors and keys that are no question."""
     try:
-        parsed = parse_answers(path)
+        parsed = parse_answers(path, paths.shown(path, chapter.root))
     except AnswersError as e:
         return [str(e)]
     ids = [q.id for q in chapter.questions(section_id)]
