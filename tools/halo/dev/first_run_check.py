@@ -59,7 +59,7 @@ def stub_problems(repo, chapter, out):
     logged = [t["message"] for t in results["tests"] if t["name"] == name]
     sizes = re.search(r"logged: Width = (\d+), Mask_Width = (\d+)", logged[0]) if logged else None
     if not sizes or int(sizes.group(1)) >= int(sizes.group(2)):
-        problems.append(f"'{name}' logged {sizes.group(0) if sizes else 'no launch'}, not a width smaller than the mask")
+        problems.append(f"'{name}' {sizes.group(0) if sizes else 'logged no launch'}: not a width smaller than the mask")
     return problems
 
 
