@@ -94,11 +94,10 @@ def next_step(root, section, entry, res):
     code = [t for t in failed if t.get("kind") != "answers"]
     if code:
         first = code[0]
-        if untouched.TODO_LEFT_IN in (first.get("message") or ""):
-            files = ", ".join(f"{folder}/{k}" for k in section.kernels) or folder
+        files = ", ".join(f"{folder}/{k}" for k in section.kernels) or folder
+        if untouched.TODO_LEFT_IN in (first.get("message") or ""):  # before the stub's words, which it has too
             return f"{sid}: delete the HALO_TODO line in {files} (your kernel runs, but that line is still there)"
         if any(m in (first.get("message") or "") for m in STUB_MARKERS):
-            files = ", ".join(f"{folder}/{k}" for k in section.kernels) or folder
             return f"{sid}: write the kernel in {files} (it is still the stub)"
         what = results_mod.parse_name(first["name"])["what"]
         more = f", then {_plural(len(code) - 1, 'more failing test')}" if len(code) > 1 else ""
