@@ -25,6 +25,22 @@ std::string kernel_printed() {
   return out;
 }
 
+#if defined(HALO_BACKEND_CPU)
+namespace {
+// Whether the launch touched memory: a stub's body is the HALO_TODO line alone, and it loads and
+// stores nothing, so a launch that did is a kernel written with its TODO line still in it.
+bool launch_did_work(const cpu::LaunchRecord& record) {
+  for (const auto& a : record.arrays)
+    if (a.loads.accesses || a.stores.accesses) return true;
+  for (const auto& space : {record.block_space_loads, record.block_space_stores})
+    for (int s = 0; s < cpu::kSpaceCount; ++s)
+      for (const auto& t : space[s])
+        if (t.accesses) return true;
+  return false;
+}
+}  // namespace
+#endif
+
 Verdict judge_launch(cudaError_t error, const std::string& what) {
   Verdict v;
 #if defined(HALO_BACKEND_CPU)
@@ -32,6 +48,8 @@ Verdict judge_launch(cudaError_t error, const std::string& what) {
   const uint64_t todos = record.counts[int(cpu::DiagnosticKind::todo_reached)];
   if (record.valid && record.diagnostic_total() > todos)
     v.fail("launch with " + what + ":\n" + record.diagnostics_report());
+  else if (todos && launch_did_work(record))  // written, but the TODO line left in: not a stub
+    v.fail("launch with " + what + ": " + std::string(kTodoLeftIn));
   else if (todos)  // where the TODO is comes with every failure (stub_notes)
     v.fail("launch with " + what + ": the kernel has not been written yet");
 #endif

@@ -19,6 +19,11 @@ inline halo::DynamicShared input_tile_bytes(dim3 block, int radius) {
   return {x * y * sizeof(float)};
 }
 
+// A kernel that loads or stores but still runs its HALO_TODO line: written, not a stub (the words
+// tools/halo/core/message_keys.py reads as "todo-left-in").
+inline constexpr const char* kTodoLeftIn =
+    "the kernel does work, but its HALO_TODO line is still there: delete that line (the note below names it)";
+
 // `what` names the launch in the message, e.g. "Width = 257, Mask_Width = 5, 256 threads per block".
 Verdict judge_launch(cudaError_t error, const std::string& what);
 

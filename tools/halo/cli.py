@@ -276,6 +276,9 @@ def _parser():
     cc = isub.add_parser("check-student-path", help="in a clone: grade, plain ctest and the workflow preset fail a "
                                                     "wrong kernel with its message; the docs quote real runs")
     cc.add_argument("--work", required=True, metavar="DIR")
+    cf = isub.add_parser("check-first-run", help="in a clone: the first grade of the untouched stubs is a line a "
+                                                 "section and the table; a file that does not compile is said so")
+    cf.add_argument("--work", required=True, metavar="DIR")
     ct = isub.add_parser("check-term", help="run docs/instructor.md's term (release, exports, grade-class of a "
                                             "generated class of 20) in a clone; check every verdict")
     ct.add_argument("--work", required=True, metavar="DIR")
@@ -436,6 +439,9 @@ def _internal(root, args):
     if args.internal == "check-student-path":
         from .dev import student_path_check
         return student_path_check.run_check(root, args.work)
+    if args.internal == "check-first-run":
+        from .dev import first_run_check
+        return first_run_check.run_check(root, args.work)
     if args.internal == "check-term":
         from .course import term_check
         return term_check.run_check(root, chapter, args.work)

@@ -151,6 +151,27 @@ class Answers(unittest.TestCase):
         self.assertEqual(v.status, "wrong")
         self.assertNotIn("7]", v.message)
 
+    def test_wrong_value_names_its_inputs_and_the_hint(self):
+        # The first hour: "which is not right" alone leaves a student nowhere to go.
+        text = self.blank().replace('exercise4_multiplications_with_ghosts = ""',
+                                    "exercise4_multiplications_with_ghosts = 7")
+        v = self.verdict("exercise4_multiplications_with_ghosts", text)
+        self.assertEqual(v.status, "wrong")
+        self.assertTrue(v.message.endswith("exercise4_multiplications_with_ghosts = 7, which is not right, computed "
+                                           "from n = 1000, m = 9; stuck? ./workbook hint 7.2"), v.message)
+        # Only what the formula reads: the ghost cells do not depend on n.
+        v = self.verdict("exercise4_ghost_cells", "exercise4_ghost_cells = 3\n")
+        self.assertIn("computed from m = 9;", v.message)
+
+    def test_wrong_value_keeps_an_input_that_is_the_answer_unsaid(self):
+        key = answers_template(self.chapter, "7.4", with_key=True)
+        line = next(x for x in key.splitlines() if x.startswith("exercise7_threads_per_block ="))
+        v = check_question(self.chapter, "7.4", "exercise7_threads_per_block",
+                           self.write(key.replace(line, "exercise7_threads_per_block = 255")))
+        self.assertEqual(v.status, "wrong")
+        self.assertIn("computed from t (their values are in the question); stuck? ./workbook hint 7.4", v.message)
+        self.assertNotIn("256", v.message)
+
     def test_right_value_as_float(self):
         self.assertEqual(self.verdict("exercise1_p0", "exercise1_p0 = 22.0\n").status, "right")
         self.assertEqual(self.verdict("exercise1_p0", "exercise1_p0 = 22.5\n").status, "wrong")

@@ -306,3 +306,69 @@ class PrintFailures(unittest.TestCase):
         self.assertEqual(out.getvalue().strip(), f"note (7.4): 2 answers match the formula but were {UNMEASURED}: "
                          "they need to pass in the same run (./workbook grade 7.2 7.4)")
         self.assertNotIn("@", out.getvalue())  # no internal load tags
+
+
+STUB = ("launch with Width = 7: the kernel has not been written yet\nstill a stub: "
+        "exercises/7.2-basic-1d/convolution_1d_basic.cu:15: TODO: write the kernel, then delete this line")
+
+
+def _printed(results, fn=None):
+    import contextlib
+    import io
+    from halo.core.results import print_failures
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        (fn or print_failures)(results)
+    return out.getvalue()
+
+
+def _failed(name, message):
+    return {"name": name, "section": name.split()[0], "kind": name.split(" / ")[1], "status": "failed",
+            "message": message}
+
+
+class FirstRun(unittest.TestCase):
+    """What a first grade of untouched stubs prints: one line a section, not a screen per stub."""
+
+    def test_a_stub_and_its_unanswered_questions_are_one_line(self):
+        tests = [_failed(f"7.2 basic-1d / correct / w{k}", STUB) for k in range(15)]
+        tests += [_failed(f"7.2 basic-1d / answers / q{k}", f"q{k}: not answered\n"
+                          f"exercises/7.2-basic-1d/answers.toml:{k + 3}: q{k} is not answered yet") for k in range(3)]
+        out = _printed({"tests": tests, "sections": {"7.2": {"build": "ok", "answers": {"asked": 3}}}})
+        self.assertEqual(out, "7.2 basic-1d: still a stub — open exercises/7.2-basic-1d/convolution_1d_basic.cu, TODO "
+                              "at line 15; its 3 questions to answer in exercises/7.2-basic-1d/answers.toml\n")
+
+    def test_several_files_and_todos_of_a_section_are_named_in_its_line(self):
+        other = STUB.replace("convolution_1d_basic.cu:15", "helpers.cu:9")
+        tests = [_failed("7.2 basic-1d / correct / a", STUB + "\n" + STUB.splitlines()[1].replace(":15:", ":30:")),
+                 _failed("7.2 basic-1d / correct / b", other)]
+        out = _printed({"tests": tests, "sections": {"7.2": {"build": "ok", "answers": {"asked": 0}}}})
+        self.assertEqual(out, "7.2 basic-1d: still a stub — open exercises/7.2-basic-1d/convolution_1d_basic.cu, TODOs "
+                              "at lines 15, 30 and exercises/7.2-basic-1d/helpers.cu, TODO at line 9\n")
+
+    def test_a_kernel_written_beside_its_todo_line_is_no_stub(self):
+        left_in = ("launch with Width = 7: the kernel does work, but its HALO_TODO line is still there: delete that "
+                   "line\n" + STUB.splitlines()[1])
+        out = _printed({"tests": [_failed("7.2 basic-1d / correct / a", left_in)],
+                        "sections": {"7.2": {"build": "ok", "answers": {"asked": 0}}}})
+        self.assertIn("FAILED 7.2 basic-1d / correct / a", out)
+        self.assertIn("HALO_TODO line is still there", out)
+        self.assertNotIn("still a stub —", out)
+
+    def test_the_table_keeps_its_columns_for_a_section_that_did_not_build(self):
+        from halo.core.results import print_summary
+        sections = {sid: {"title": title, "has_kernels": True, "build": build, "build_output": "",
+                          "tests": {"passed": 0, "total": 15, "not_run": 0}, "answers": {"right": 0, "asked": 11},
+                          "loads": [], "advice": []}
+                    for sid, title, build in [("7.2", "1D convolution: the basic kernel", "failed"),
+                                              ("7.3", "Short", "ok")]}
+        lines = _printed({"tests": [], "sections": sections}, print_summary).splitlines()
+        header = next(line for line in lines if line.startswith("section"))
+        row = next(line for line in lines if line.startswith("7.2"))
+        end = header.index("tests") + len("tests")
+        self.assertEqual(row[end - len("no build") - 2:end], "  no build")  # a gap, never the title's last word
+
+    def test_a_section_that_does_not_compile_has_its_tests_not_run(self):
+        from halo.core.results import not_compiled
+        (t,) = not_compiled(["7.2 basic-1d / correct / a"])
+        self.assertEqual((t["section"], t["kind"], t["status"]), ("7.2", "correct", "failed"))
+        self.assertTrue(t["message"].startswith("not run: "))

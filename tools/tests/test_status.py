@@ -148,6 +148,11 @@ class Status(Tree):
         self.write_results(_kernel_tests("7.2") + _answers("7.2"), ["7.2"])
         _, out = self.status()
         self.assertTrue(self.row(out, "7.2").endswith("PASS"))
+        # The README's order: the kernel sections, then 7.1 (questions only) once they pass.
+        self.assertIn("Next: go on with 7.3", out)
+        kernels = [t for s in CHAPTER.sections if s.kernels for t in _kernel_tests(s.id) + _answers(s.id)]
+        self.write_results(kernels, [s.id for s in CHAPTER.sections if s.kernels])
+        _, out = self.status()
         self.assertIn("Next: go on with 7.1", out)
         every = [t for s in CHAPTER.sections for t in
                  (_kernel_tests(s.id) if s.kernels else []) + _answers(s.id)]
@@ -231,6 +236,26 @@ class Record(Tree):
         os.utime(kernel, (time.time(), time.time()))
         _, out = self.record_status()
         self.assertTrue(self.row(out, "7.4").endswith("PASS (edited since)"), out)
+
+    def test_a_first_grade_points_at_7_2_not_at_7_1(self):
+        # The first grade of the chapter: 7.1 unanswered, 7.2 with a wrong answer. "Next:" and
+        # `hint` take 7.2, where the README's walkthrough starts, not 7.1 (questions only).
+        every = [t for s in CHAPTER.sections for t in (_kernel_tests(s.id, failing=("width 2^20",)) if s.kernels else [])
+                 + _answers(s.id, unanswered=[q.id for q in CHAPTER.questions(s.id)] if s.id != "7.2" else (),
+                            wrong=("loads_total",) if s.id == "7.2" else ())]
+        self.grade_run(every, [s.id for s in CHAPTER.sections])
+        self.assertEqual(status.current_section(self.root, CHAPTER).id, "7.2")
+        self.assertIn("Next: 7.2: fix 'width 2^20' first", status.next_line(self.root, CHAPTER))
+        out = io.StringIO()
+        hints.run(self.root, CHAPTER, None, path=self.root / "hints.json", out=out)
+        self.assertIn("hints of 7.2, the section you are on", out.getvalue())
+
+    def test_a_kernel_with_its_todo_line_left_in_is_told_to_delete_it(self):
+        message = ("launch with Width = 7: the kernel does work, but its HALO_TODO line is still there: delete that "
+                   "line\nstill a stub: exercises/7.2-basic-1d/convolution_1d_basic.cu:15: TODO: write it")
+        self.write_results([_test("7.2", "correct", "exercise 2", False, message)] + _answers("7.2"), ["7.2"])
+        _, out = self.status()
+        self.assertIn("Next: 7.2: delete the HALO_TODO line in exercises/7.2-basic-1d/convolution_1d_basic.cu", out)
 
     def test_hint_without_a_section_takes_the_one_the_student_is_on(self):
         self.grade_run(_kernel_tests("7.1") + _answers("7.1"), ["7.1"])

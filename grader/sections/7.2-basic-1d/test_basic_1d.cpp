@@ -49,6 +49,15 @@ void check_random_widths(std::initializer_list<size_t> widths, uint64_t salt) {
   for_random_1d_inputs(widths, kMaskWidths, salt, [](const auto& N, const auto& M) { check(N, M); });
 }
 
+// Only the masks wider than each width: the test's point (and its name) is a signal shorter than
+// the mask, where every thread meets ghost cells on both sides, and the launch it logs says so.
+void check_widths_below_the_mask(std::initializer_list<size_t> widths, uint64_t salt) {
+  Rng rng(salt);
+  for (size_t width : widths)
+    for (int mask : kMaskWidths)
+      if (size_t(mask) > width) check(rng.signal(width), rng.mask(size_t(mask)));
+}
+
 void check_book_example(const data::Example& ex) {
   const auto N = as_floats(ex.N), M = as_floats(ex.M);
   require_book_values(ex, conv1d_reference(N, M));
@@ -64,7 +73,7 @@ TEST_CASE("7.2 basic-1d / correct / the book's 4th edition example") { check_boo
 TEST_CASE("7.2 basic-1d / correct / exercise 2") { check_book_example(data::examples::exercise_2); }
 
 TEST_CASE("7.2 basic-1d / correct / width 1: every neighbour is a ghost cell") { check_random_widths({1}, 1); }
-TEST_CASE("7.2 basic-1d / correct / width smaller than the mask") { check_random_widths({2, 4, 7}, 2); }
+TEST_CASE("7.2 basic-1d / correct / width smaller than the mask") { check_widths_below_the_mask({2, 4, 7}, 2); }
 TEST_CASE("7.2 basic-1d / correct / width one less than the block") { check_random_widths({kBlock - 1}, 3); }
 TEST_CASE("7.2 basic-1d / correct / width equal to the block") { check_random_widths({kBlock}, 4); }
 TEST_CASE("7.2 basic-1d / correct / width one more than the block") { check_random_widths({kBlock + 1}, 5); }

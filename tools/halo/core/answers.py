@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from . import measured, toml_entries, variants
-from .expressions import format_number
+from . import measured, paths, toml_entries, variants
+from .expressions import format_number, format_value, names_used
 from .tomlcompat import TOMLDecodeError, loads_toml
 
 RIGHT, WRONG, NOT_ANSWERED, INVALID = "right", "wrong", "not answered", "invalid"
@@ -247,9 +247,10 @@ def _key_lines(text: str, keys) -> dict:
     return lines
 
 
-def parse_answers(path) -> ParsedAnswers:
-    """The answers file's values and the line of each; AnswersError if it cannot be read."""
-    shown = str(path)
+def parse_answers(path, shown: Optional[str] = None) -> ParsedAnswers:
+    """The answers file's values and the line of each; AnswersError if it cannot be read. `shown`:
+    the path its messages name (by default `path` as given)."""
+    shown = shown or str(path)
     data = _read_limited(path, shown)
     try:
         text = data.decode("utf-8")
@@ -433,7 +434,21 @@ def judge(question, expected, parsed: ParsedAnswers) -> Verdict:
     if book is not None and _close(given, book, question.tolerance):
         return Verdict(WRONG, f"{where}: {qid} = {shown} is the book's misprint, not the right value; see the "
                               f"errata of section {question.section_id} (./workbook docs, page Errata)")
-    return Verdict(WRONG, f"{where}: {qid} = {shown}, which is not right")
+    return Verdict(WRONG, f"{where}: {qid} = {shown}, which is not right{_inputs_said(question, expected)}; "
+                          f"stuck? ./workbook hint {question.section_id}")
+
+
+def _inputs_said(question, expected) -> str:
+    """", computed from n = 1000, m = 9": the values the answer's formula reads, in the order it
+    reads them, so that a wrong answer points at what to recompute. Where one of them is the
+    answer itself (threads per block = t), only their names: a wrong answer never reveals it."""
+    scope, used = question.scope(), names_used(question.answer_expr)
+    names = [n for n in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", question.answer_expr)) if n in scope and n in used]
+    if not names:
+        return ""
+    if any(scope[n] == expected for n in names):
+        return ", computed from " + ", ".join(names) + " (their values are in the question)"
+    return ", computed from " + ", ".join(f"{n} = {format_value(scope[n])}" for n in names)
 
 
 def _withheld(question, parsed: ParsedAnswers) -> Verdict:
@@ -595,7 +610,7 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
     answered in that student's variant."""
     question = _question(chapter, section_id, question_id)
     try:
-        parsed = parse_answers(path)
+        parsed = parse_answers(path, paths.shown(path, chapter.root))
     except AnswersError as e:
         return Verdict(INVALID, str(e), UNREADABLE)
     if question.withheld:
@@ -629,7 +644,7 @@ def check_question(chapter, section_id: str, question_id: str, path, report_dir=
 def check_file(chapter, section_id: str, path) -> list[str]:
     """Problems with the file as a whole: TOML errors and keys that are no question."""
     try:
-        parsed = parse_answers(path)
+        parsed = parse_answers(path, paths.shown(path, chapter.root))
     except AnswersError as e:
         return [str(e)]
     ids = [q.id for q in chapter.questions(section_id)]

@@ -37,6 +37,7 @@ DIAGNOSES = [
 KEYS = [
     ("refused", r"is not allowed in a kernel file"),
     ("not-compiled", r"does not compile|error: "),
+    ("todo-left-in", r"HALO_TODO line is still there"),  # before "stub": its notes name the TODO too
     ("stub", r"still a stub|has not been written yet"),
     ("assert", r"device-side assertion failed"),
     *MAPPING,

@@ -10,3 +10,20 @@ def is_inside(path, folder) -> bool:
         return True
     except ValueError:
         return False
+
+
+def shown(path, root) -> str:
+    """`path` as a student reads it: relative to the repository root `root` when inside it (the
+    commands run there, and an absolute path of somebody's home folder is noise), else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(Path(root).resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def without_root(text: str, root) -> str:
+    """Tool output (a compiler's, say) with the repository root's absolute prefix taken off its
+    paths, so that `/home/ann/halo/exercises/7.2-basic-1d/x.cu:3` reads `exercises/7.2-basic-1d/x.cu:3`."""
+    for prefix in dict.fromkeys([str(Path(root).resolve()), str(Path(root).absolute())]):
+        text = text.replace(prefix.rstrip("/") + "/", "")
+    return text

@@ -9,6 +9,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from . import untouched
 from .failure_groups import failure_message, group  # noqa: F401  (failure_message: part of this module's API)
 
 NAME = re.compile(r"^(?:(?P<tree>[a-z ]+): )?(?P<section>\d+\.\d+) (?P<slug>\S+) / (?P<kind>[a-z-]+) / (?P<what>.*)$")
@@ -149,6 +150,17 @@ def missing_results(expected, tests):
     return out
 
 
+def not_compiled(names):
+    """A failed entry, not run, for each test of a section whose kernel file does not compile."""
+    out = []
+    for name in names:
+        info = parse_name(name)
+        out.append({"name": name, "section": info["section"], "kind": info["kind"], "status": "failed",
+                    "message": "not run: the section's kernel file does not compile (the build output says why)",
+                    "seconds": 0.0})
+    return out
+
+
 def collect(chapter, sections, tests, loads, build_failures, seed, exercises, isolation=None, advice=None):
     summary = {}
     for s in sections:
@@ -223,7 +235,7 @@ def print_summary(results):
     not_run = []
     print()
     w = max([len(s["title"]) for s in secs.values()] + [5])  # whole titles: a cut one reads as a typo
-    print(f"{'section':<8} {'title':<{w}} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  verdict")
+    print(f"{'section':<8} {'title':<{w}}  {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  verdict")
     for sid, s in secs.items():
         tests = "no build" if s["build"] == "failed" else f"{s['tests']['passed']}/{s['tests']['total']}"
         if not s.get("has_kernels", True):
@@ -232,7 +244,7 @@ def print_summary(results):
             not_run.append(f"{sid}: {s['tests']['not_run']} tests not run (no GPU here)")
         ok = section_passed(s)
         answers = answers_cell(s)
-        print(f"{sid:<8} {s['title']:<{w}} {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
+        print(f"{sid:<8} {s['title']:<{w}}  {tests:>8}  {loads_cell(s):<18} {answers:>8}  "
               f"{_colour('PASS', '32;1') if ok else _colour('not yet', '33')}")
     for line in not_run:
         print(line)
@@ -306,36 +318,49 @@ def print_unmeasured(results):
 
 def print_failures(results):
     """Per section: the compile errors, or every distinct failure, grouped by cause (one entry and
-    a count for tests that failed the same way) and most telling first (failure_groups.py)."""
+    a count for tests that failed the same way) and most telling first (failure_groups.py); what
+    is untouched (a stub, no answer yet) in one line of its own (untouched.py)."""
     for sid, s in results["sections"].items():
         if s["build"] == "failed":
             print(f"\n{sid}: the exercise does not compile:\n")
             print("\n".join("    " + line for line in compiler_errors(s["build_output"])[:30]))
             continue
-        failed = [t for t in results["tests"] if t["section"] == sid and t["status"] == "failed"]
+        mine = [t for t in results["tests"] if t["section"] == sid]
+        failed = [t for t in mine if t["status"] == "failed"]
         code = [t for t in failed if t["kind"] != "answers"]
+        stubs = [t for t in code if untouched.is_stub(t["message"])]
         answers = [t for t in failed if t["kind"] == "answers"]
-        for k, g in enumerate(group([(t["name"], t["message"]) for t in code])):
-            more = f" (and {len(g.names) - 1} more test{'s' if len(g.names) > 2 else ''} failing the same way)" \
-                if len(g.names) > 1 else ""
-            print(f"\n{_colour('FAILED', '31;1')} {g.names[0]}{more}")
-            print("\n".join("    " + line for line in g.message.splitlines()[:25 if k == 0 else 12]))
-            for name in g.names[1:6]:
-                print(f"    also: {name}")
-            if len(g.names) > 6:
-                print(f"    ... and {len(g.names) - 6} more")
         unanswered, said = [], {}
         for t in answers:
             lines = t["message"].splitlines()
             if lines and lines[0].endswith(": not answered"):
-                unanswered.append(lines[0].split(":")[0])
+                unanswered.append(t)
             else:  # wrong or invalid: the line says where and what (a file that does not parse: once)
                 said.setdefault(lines[1] if len(lines) > 1 else " ".join(lines), []).append(t["name"])
+        slug = next((parse_name(t["name"])["slug"] for t in mine), "")
+        asked = s.get("answers", {}).get("asked")
+        line = untouched.section_line(sid, slug, [t["message"] for t in stubs], unanswered, asked,
+                                      untouched.unanswered_file(unanswered[0]["message"]) if unanswered else None)
+        if line:
+            print(line)
+        _print_groups([t for t in code if t not in stubs])
         for detail, names in said.items():
             more = f" (and {len(names) - 1} more answers tests: the same cause)" if len(names) > 1 else ""
             print(f"FAILED {names[0]}{more}: {detail}")
-        if unanswered:
-            print(f"not answered yet ({sid}): {', '.join(unanswered)}")
+        if unanswered and len(unanswered) != asked:
+            print(f"not answered yet ({sid}): {', '.join(t['message'].split(':')[0] for t in unanswered)}")
+
+
+def _print_groups(code):
+    for k, g in enumerate(group([(t["name"], t["message"]) for t in code])):
+        more = f" (and {len(g.names) - 1} more test{'s' if len(g.names) > 2 else ''} failing the same way)" \
+            if len(g.names) > 1 else ""
+        print(f"\n{_colour('FAILED', '31;1')} {g.names[0]}{more}")
+        print("\n".join("    " + line for line in g.message.splitlines()[:25 if k == 0 else 12]))
+        for name in g.names[1:6]:
+            print(f"    also: {name}")
+        if len(g.names) > 6:
+            print(f"    ... and {len(g.names) - 6} more")
 
 
 def save(results, path):

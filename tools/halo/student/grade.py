@@ -7,7 +7,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core import answers_phase, build, committed, intake, limits, progress, results, sandbox, test_list, toolchain
+from ..core import (answers_phase, build, committed, intake, limits, paths, progress, results, sandbox, test_list,
+                    toolchain)
 from ..course.assignment import whole_chapter
 from . import ctest_hooks, record, status
 
@@ -141,7 +142,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
         for s in built:
             mine = [t for t in targets[s.id] if t in failed]
             if mine:
-                failures[s.id] = "\n".join(failed[t] for t in mine)
+                failures[s.id] = paths.without_root("\n".join(failed[t] for t in mine), root)
             # The last good program must not be graded in place of the broken source: without
             # it, every test of the section fails, saying the kernel file did not compile.
             for t in mine:
@@ -163,13 +164,21 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     junit = report_dir / "junit-kernels.xml"
     waiting = ("a test has run for a while: waiting for it; a launch that never ends is stopped once it has "
                "spent its CPU limit, and the section's other tests then fail at once with its message")
-    with progress.Progress("running the kernels tests", idle_note=waiting) as p:
-        # The course secret is for the answers checker only; the submission's identity too.
-        build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
-                        extra=["-L", _label_regex([s.id for s in sections]), "-LE",
-                               "^answers$" if gpu else "^(answers|gpu)$"],
-                        drop=("HALO_COURSE_SECRET", "HALO_STUDENT"))
-    tests = results.read_junit(junit)
+    # A section that does not compile has nothing to run: its tests are not run, and say why,
+    # rather than counted as run ("15 of 15 run") before the compiler's errors.
+    runnable = [s for s in sections if s.id not in failures]
+    label = "running the kernels tests" + (f" (not run: {', '.join(failures)} {'does' if len(failures) == 1 else 'do'} "
+                                           "not compile)" if failures else "")
+    if any(s.kernels for s in runnable):
+        with progress.Progress(label, idle_note=waiting) as p:
+            # The course secret is for the answers checker only; the submission's identity too.
+            build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
+                            extra=["-L", _label_regex([s.id for s in runnable]), "-LE",
+                                   "^answers$" if gpu else "^(answers|gpu)$"],
+                            drop=("HALO_COURSE_SECRET", "HALO_STUDENT"))
+    elif failures:
+        print(f"{label}", flush=True)
+    tests = results.read_junit(junit) + results.not_compiled(_expected_tests(root, [s for s in built if s.id in failures]))
     with progress.Progress("checking the answers"):
         answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
     results.write_junit(tests + answered, build_dir / "junit.xml")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..core import results as results_mod
+from ..core import untouched
 from . import record
 
 # Test messages the grader prints for a kernel that is still the generated stub.
@@ -93,8 +94,10 @@ def next_step(root, section, entry, res):
     code = [t for t in failed if t.get("kind") != "answers"]
     if code:
         first = code[0]
+        files = ", ".join(f"{folder}/{k}" for k in section.kernels) or folder
+        if untouched.TODO_LEFT_IN in (first.get("message") or ""):  # before the stub's words, which it has too
+            return f"{sid}: delete the HALO_TODO line in {files} (your kernel runs, but that line is still there)"
         if any(m in (first.get("message") or "") for m in STUB_MARKERS):
-            files = ", ".join(f"{folder}/{k}" for k in section.kernels) or folder
             return f"{sid}: write the kernel in {files} (it is still the stub)"
         what = results_mod.parse_name(first["name"])["what"]
         more = f", then {_plural(len(code) - 1, 'more failing test')}" if len(code) > 1 else ""
@@ -144,7 +147,7 @@ def report(root, chapter, build_dir=None, out=None):
                 stale[s.id] = newer
 
     w = max(len(s.title) for s in chapter.sections)  # whole titles: a cut one reads as a typo
-    say(f"{'section':<8} {'title':<{w}} {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  "
+    say(f"{'section':<8} {'title':<{w}}  {'tests':>8}  {'loads vs formulas':<18} {'answers':>8}  "
         f"{'points':>8}  verdict")
     passing, elsewhere = 0, 0
     earned = total = 0.0
@@ -153,7 +156,7 @@ def report(root, chapter, build_dir=None, out=None):
         total += worth
         entry = graded.get(s.id)
         if entry is None:
-            say(f"{s.id:<8} {s.title:<{w}} {'-':>8}  {'-':<18} {'-':>8}  {'-/' + _number(worth):>8}  not graded")
+            say(f"{s.id:<8} {s.title:<{w}}  {'-':>8}  {'-':<18} {'-':>8}  {'-/' + _number(worth):>8}  not graded")
             continue
         ok = results_mod.section_passed(entry)
         passing += ok
@@ -170,7 +173,7 @@ def report(root, chapter, build_dir=None, out=None):
         verdict = "PASS" if ok else "not yet"
         if s.id in stale:
             verdict += " (edited since)"
-        say(f"{s.id:<8} {s.title:<{w}} {tests:>8}  {results_mod.loads_cell(entry):<18} {answers:>8}  "
+        say(f"{s.id:<8} {s.title:<{w}}  {tests:>8}  {results_mod.loads_cell(entry):<18} {answers:>8}  "
             f"{_number(got) + '/' + _number(worth):>8}  {verdict}")
 
     if elsewhere:
@@ -207,13 +210,26 @@ def _next(root, chapter, res, graded, stale):
         rel = first.relative_to(root) if first.is_relative_to(root) else first
         return (f"run ./workbook grade {' '.join(ids)} (these results are older than your edits, "
                 f"e.g. {rel})")
-    for s in chapter.sections:  # the sections being worked on first
-        if s.id in graded and not results_mod.section_passed(graded[s.id]):
-            return next_step(root, s, graded[s.id], res) + f"  (stuck? ./workbook hint {s.id})"
-    for s in chapter.sections:
-        if s.id not in graded:
-            return f"go on with {s.id} ({s.title}): ./workbook lesson {s.id}, then ./workbook grade {s.id}"
-    return "nothing: every section passes. Well done!"
+    s = _first_open(chapter, graded)
+    if s is None:
+        return "nothing: every section passes. Well done!"
+    if s.id in graded:
+        return next_step(root, s, graded[s.id], res) + f"  (stuck? ./workbook hint {s.id})"
+    return f"go on with {s.id} ({s.title}): ./workbook lesson {s.id}, then ./workbook grade {s.id}"
+
+
+def walk_order(chapter):
+    """The order the README's walkthrough and the assignment take: the kernel sections (7.2 on),
+    then the sections of questions only (7.1), whose answers need no kernel and wait for them."""
+    return [s for s in chapter.sections if s.kernels] + [s for s in chapter.sections if not s.kernels]
+
+
+def _first_open(chapter, graded):
+    """The section being worked on: the first of walk_order graded and not passing yet, else the
+    first not graded yet; None when every section passes."""
+    order = walk_order(chapter)
+    return next((s for s in order if s.id in graded and not results_mod.section_passed(graded[s.id])),
+                next((s for s in order if s.id not in graded), None))
 
 
 def next_line(root, chapter):
@@ -226,14 +242,10 @@ def next_line(root, chapter):
 
 
 def current_section(root, chapter):
-    """The section the student is on: the first graded one that does not pass yet, else the
-    first not graded yet; None when every section passes."""
+    """The section the student is on, the one "Next:" names: the first of walk_order not passed
+    yet; None when every section passes."""
     res = record.load(root)
-    graded = res["sections"] if res else {}
-    for s in chapter.sections:
-        if s.id in graded and not results_mod.section_passed(graded[s.id]):
-            return s
-    return next((s for s in chapter.sections if s.id not in graded), None)
+    return _first_open(chapter, res["sections"] if res else {})
 
 
 def run(root, chapter, build_dir=None):

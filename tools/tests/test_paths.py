@@ -1,0 +1,37 @@
+"""Paths a student reads: relative to the repository root, wherever the checkout lives."""
+import shutil
+import unittest
+
+from halo.core import paths
+from halo.core.answers import check_question
+from halo.core.chapter_data import load_chapter
+from tests.helpers import REPO_ROOT, scratch_dir
+
+
+class Shown(unittest.TestCase):
+    def test_inside_the_root_relative_outside_as_given(self):
+        root = scratch_dir()
+        (root / "exercises").mkdir()
+        self.assertEqual(paths.shown(root / "exercises" / "a.cu", root), "exercises/a.cu")
+        self.assertEqual(paths.shown("/elsewhere/a.cu", root), "/elsewhere/a.cu")
+
+    def test_compiler_output_loses_the_roots_prefix(self):
+        root = scratch_dir()
+        out = f"{root}/exercises/7.2-basic-1d/x.cu:3:5: error: expected ';'\n{root}/build/grade/x.o: failed"
+        self.assertEqual(paths.without_root(out, root),
+                         "exercises/7.2-basic-1d/x.cu:3:5: error: expected ';'\nbuild/grade/x.o: failed")
+
+    def test_an_answers_message_names_the_file_from_the_root(self):
+        root = scratch_dir()
+        shutil.copytree(REPO_ROOT / "chapters", root / "chapters")
+        chapter = load_chapter(root)
+        path = root / "exercises" / "7.2-basic-1d" / "answers.toml"
+        path.parent.mkdir(parents=True)
+        path.write_text("exercise1_p0 = 21\n")
+        v = check_question(chapter, "7.2", "exercise1_p0", path)
+        self.assertTrue(v.message.startswith("exercises/7.2-basic-1d/answers.toml:1: exercise1_p0 = 21"), v.message)
+        self.assertNotIn(str(root), v.message)
+
+
+if __name__ == "__main__":
+    unittest.main()
