@@ -3,6 +3,7 @@ instructor has, assignments read from a course file, points and the gradebook, f
 (HTML escaped), and the harness's compile recipe."""
 import csv
 import os
+import re
 import unittest
 from pathlib import Path
 
@@ -154,6 +155,43 @@ class PointsAndFeedback(unittest.TestCase):
         self.assertIn("&lt;script&gt;", page)
         self.assertIn("exercises/7.2-basic-1d/k.cu:3", feedback.markdown(bs))
         self.assertNotIn("/scratch/", feedback.markdown(bs))
+
+    def test_feedback_names_paths_as_the_students_own_tree_has_them(self):
+        res = _results(0, build="failed")
+        res["sections"]["7.2"]["build_output"] = (
+            "In file included from /srv/o/work/students/erin/grade/wrappers/7_2/k.cu.cpp:4:\n"
+            "build/class/conv1d/work/students/erin/exercises/7.2-basic-1d/k.cu:3:1: error: expected ';'\n")
+        res["tests"][0]["message"] = "at build/class/conv1d/work/students/erin/exercises/7.2-basic-1d/k.cu:9"
+        text = feedback.markdown(feedback.blocks("erin", self.assignment, res,
+                                                 gradebook.scores(res, self.chapter, self.assignment)))
+        self.assertIn("exercises/7.2-basic-1d/k.cu:3:1: error: expected ';'", text)
+        self.assertNotIn("work/students", text)
+        self.assertNotIn("build/class", text)
+
+    def test_feedback_says_nothing_of_sections_outside_the_assignment(self):
+        notes = ("Files graded:\n  7.1-background: nothing submitted (the untouched stub is graded)\n"
+                 "  7.2-basic-1d: k.cu (from 7.2-basic-1d/k.cu)\n"
+                 "  7.5-cached-1d: nothing submitted (the untouched stub is graded)\n"
+                 "  ignored notes.cu: not a file of the workbook, or not in its section's folder\n")
+        res = _results(15)
+        text = feedback.markdown(feedback.blocks("alice", self.assignment, res,
+                                                 gradebook.scores(res, self.chapter, self.assignment), notes))
+        self.assertIn("7.2-basic-1d: k.cu (from 7.2-basic-1d/k.cu)", text)
+        self.assertIn("ignored notes.cu", text)
+        self.assertNotIn("7.1", text)
+        self.assertNotIn("7.5", text)
+
+    def test_feedback_html_wraps_long_lines(self):
+        res = _results(14)
+        res["tests"][14]["message"] = "hint: " + "x" * 400
+        page = feedback.to_html(feedback.blocks("alice", self.assignment, res,
+                                                gradebook.scores(res, self.chapter, self.assignment)), "t")
+        style = re.search(r"<style>(.*)</style>", page).group(1)
+        rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", style))
+        self.assertIn("white-space:pre-wrap", rules["pre"])
+        self.assertIn("overflow-wrap:anywhere", rules["pre"])
+        self.assertIn("overflow-wrap:anywhere", rules["td,th"])
+        self.assertNotIn("overflow-x:auto", style)  # a scroll bar is clipping by another name
 
 
 class HarnessRecipe(unittest.TestCase):
