@@ -194,6 +194,54 @@ class PointsAndFeedback(unittest.TestCase):
         self.assertNotIn("overflow-x:auto", style)  # a scroll bar is clipping by another name
 
 
+class ClassOutputs(unittest.TestCase):
+    """What --collect (and so every grade-class) writes from stored results: the report sets the
+    reference and the stub aside from copies, draws its histogram beside it, and --hand-back
+    commits the feedback into each clone."""
+
+    def test_the_report_the_histogram_and_the_feedback_handed_back(self):
+        import json
+        import subprocess
+        import xml.etree.ElementTree as ET
+        from unittest import mock
+        from halo.course import grade_class, hand_back
+        from halo.course.class_submissions import Submission
+        chapter = load_chapter(REPO_ROOT)
+        section = chapter.section("7.2")
+        one = assignment.Assignment("a", "A", [section])
+        kernel = section.kernels[0]
+        reference = (REPO_ROOT / "solutions" / section.folder / kernel).read_text()
+        stub = (REPO_ROOT / "exercises" / section.folder / kernel).read_text()
+        own = reference + "\n__device__ int helper_of_mine() { return 1; }\n"
+        kernels = {"ann": "// mine\n" + reference, "bob": reference, "cat": own, "dan": own, "eve": stub, "fay": stub}
+        out = scratch_dir()
+        (out / "work" / "stubs" / section.folder).mkdir(parents=True)
+        (out / "work" / "stubs" / section.folder / kernel).write_text(stub)
+        subs = []
+        for student, text in kernels.items():
+            home = out / "work" / "students" / student
+            (home / "exercises" / section.folder).mkdir(parents=True)
+            (home / "exercises" / section.folder / kernel).write_text(text)
+            (home / "results.json").write_text(json.dumps(_results(14)))
+            (home / "submission.txt").write_text("Files graded:\n")
+            (home / "fingerprint").write_text("f\n")
+            clone = out / "class" / f"a-{student}"
+            clone.mkdir(parents=True)
+            subprocess.run(["git", "init", "-q", str(clone)], check=True)
+            subs.append(Submission(student, clone, clone.name))
+        with mock.patch("sys.stdout"), mock.patch("sys.stderr"):
+            self.assertEqual(grade_class._collect(REPO_ROOT, chapter, one, subs, out / "work", out, subs), 0)
+        report = (out / "class-report.md").read_text()
+        self.assertIn("Kernels the same as the reference solution: ann, bob", report)
+        self.assertIn("\n- cat, dan\n", report)
+        self.assertNotIn("eve", report.split("Identical kernels")[1])
+        self.assertIn(f"]({grade_class.HISTOGRAM})", report)
+        ET.fromstring((out / grade_class.HISTOGRAM).read_text())
+        shown = subprocess.run(["git", "-C", str(subs[2].path), "show", f"HEAD:{hand_back.file_name('a')}"],
+                               capture_output=True, text=True)
+        self.assertEqual(shown.stdout, (out / "feedback" / "cat.md").read_text())
+
+
 class HarnessRecipe(unittest.TestCase):
     def test_the_compile_command_takes_the_students_folder_object_and_wrapper(self):
         argv = ["/usr/bin/clang++", "-I/h/include", "-I/stubs/7.2-basic-1d", "-O1", "-o", "grader/x.o", "-c",

@@ -19,7 +19,8 @@ for byte. Each student is graded under a lock, and the harness is built under on
 
 Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<student>.md and
 .html, class-report.md with its histogram class-report.svg, and timings.json (seconds per
-submission, for the benchmark).
+submission, for the benchmark). With hand_back, each student's feedback is also committed into
+their own clone (hand_back.py).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ from . import export_autograder
 from ..core import results as results_file
 from ..core import limits, sandbox, statuses, toolchain, variants
 from ..core.cpus import usable_cpus
-from . import class_report, class_submission, feedback, gradebook, mistake_histogram
+from . import class_report, class_submission, feedback, gradebook, hand_back, mistake_histogram
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness
 from .class_submissions import SubmissionsError, find
@@ -168,9 +169,10 @@ def _not_graded(work, position):
 
 
 def run(root, chapter, submissions, out=None, assignment_name=None, course=None, jobs=None, fresh=False,
-        shard=None, collect=False, harness_only=False):
+        shard=None, collect=False, harness_only=False, give_back=False):
     """Grades the class (or shard (k, n) of it), then writes the outputs; `collect` only writes
-    them from the stored results; `harness_only` only builds the harness (a cluster's first job)."""
+    them from the stored results; `harness_only` only builds the harness (a cluster's first job);
+    `give_back` commits each student's feedback into their clone (--hand-back)."""
     root = Path(root)
     tight = limits.shortfall()  # one line for the class, rather than a zero for every student
     if tight:
@@ -200,7 +202,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     except SubmissionsError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
-    back = None
+    back = subs if give_back else None
     if collect:
         return _collect(root, chapter, assignment, subs, work, out, back)
     class_subs = subs
@@ -353,6 +355,9 @@ def _write_outputs(root, chapter, assignment, subs, graded, work, out, timing, b
     (out / "timings.json").write_text(json.dumps(timing, indent=2) + "\n")
     print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {written} feedback files in {fb}")
     print(statuses.need_a_look([(student, state) for student, _, state in rows]))
+    if back is not None:
+        for line in hand_back.hand_back(back, fb, assignment.name):
+            print(line)
 
 
 _SHARED = None      # what every student's outputs need, set in each worker process (_map_students)
