@@ -106,7 +106,7 @@ LEGEND = {
     "hint": "a mistake a test's hint names, of another kind than those above",
     "unwritten-outputs": "some outputs were never written",
     "wrong-values": "some outputs are wrong, with no more telling cause found",
-    "loads": "the outputs are right but the global loads are not the counts the chapter derives",
+    "loads": "the global loads of an array are not the counts the chapter derives",
     "other": "a failure none of the patterns above names",
 }
 
