@@ -38,6 +38,9 @@ def _parser():
     gc.add_argument("--collect", action="store_true", help="write the gradebook, feedback and report from the "
                                                            "results every shard stored; names who has none")
     gc.add_argument("--harness", action="store_true", help="only build the grading harness (a cluster's first job)")
+    gc.add_argument("--hand-back", action="store_true",
+                    help="also commit each student's feedback into their Classroom clone as FEEDBACK-<assignment>.md "
+                         "(not pushed; a file already there is kept aside)")
     gc.add_argument("--slurm", action="store_true", help="write Slurm job scripts: the harness, an array of shards, "
                                                          "the collect step (into OUT/slurm)")
     gc.add_argument("--submit", action="store_true", help="with --slurm: submit them (sbatch) and print the job IDs")
@@ -593,7 +596,8 @@ def main(root, argv):
         except class_shards.ShardError as e:
             sys.exit(f"halo: {e}")
         return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
-                               args.fresh, shard=shard, collect=args.collect, harness_only=args.harness)
+                               args.fresh, shard=shard, collect=args.collect, harness_only=args.harness,
+                               give_back=args.hand_back)
     if args.command == "grade":
         from .student import grade
         try:

@@ -72,7 +72,7 @@ class Collect(unittest.TestCase):
 
     def _collect(self, out, names):
         with mock.patch("sys.stderr"), mock.patch("sys.stdout"):
-            status = grade_class._collect(self.chapter, self.assignment, _subs(names), out / "work", out)
+            status = grade_class._collect(REPO_ROOT, self.chapter, self.assignment, _subs(names), out / "work", out)
         return status, {r[0]: r for r in csv.reader((out / "gradebook.csv").read_text().splitlines())}
 
     def test_every_student_stored_is_in_the_gradebook(self):

@@ -3,6 +3,7 @@ instructor has, assignments read from a course file, points and the gradebook, f
 (HTML escaped), and the harness's compile recipe."""
 import csv
 import os
+import re
 import unittest
 from pathlib import Path
 
@@ -154,6 +155,91 @@ class PointsAndFeedback(unittest.TestCase):
         self.assertIn("&lt;script&gt;", page)
         self.assertIn("exercises/7.2-basic-1d/k.cu:3", feedback.markdown(bs))
         self.assertNotIn("/scratch/", feedback.markdown(bs))
+
+    def test_feedback_names_paths_as_the_students_own_tree_has_them(self):
+        res = _results(0, build="failed")
+        res["sections"]["7.2"]["build_output"] = (
+            "In file included from /srv/o/work/students/erin/grade/wrappers/7_2/k.cu.cpp:4:\n"
+            "build/class/conv1d/work/students/erin/exercises/7.2-basic-1d/k.cu:3:1: error: expected ';'\n")
+        res["tests"][0]["message"] = "at build/class/conv1d/work/students/erin/exercises/7.2-basic-1d/k.cu:9"
+        text = feedback.markdown(feedback.blocks("erin", self.assignment, res,
+                                                 gradebook.scores(res, self.chapter, self.assignment)))
+        self.assertIn("exercises/7.2-basic-1d/k.cu:3:1: error: expected ';'", text)
+        self.assertNotIn("work/students", text)
+        self.assertNotIn("build/class", text)
+
+    def test_feedback_says_nothing_of_sections_outside_the_assignment(self):
+        notes = ("Files graded:\n  7.1-background: nothing submitted (the untouched stub is graded)\n"
+                 "  7.2-basic-1d: k.cu (from 7.2-basic-1d/k.cu)\n"
+                 "  7.5-cached-1d: nothing submitted (the untouched stub is graded)\n"
+                 "  ignored notes.cu: not a file of the workbook, or not in its section's folder\n")
+        res = _results(15)
+        text = feedback.markdown(feedback.blocks("alice", self.assignment, res,
+                                                 gradebook.scores(res, self.chapter, self.assignment), notes))
+        self.assertIn("7.2-basic-1d: k.cu (from 7.2-basic-1d/k.cu)", text)
+        self.assertIn("ignored notes.cu", text)
+        self.assertNotIn("7.1", text)
+        self.assertNotIn("7.5", text)
+
+    def test_feedback_html_wraps_long_lines(self):
+        res = _results(14)
+        res["tests"][14]["message"] = "hint: " + "x" * 400
+        page = feedback.to_html(feedback.blocks("alice", self.assignment, res,
+                                                gradebook.scores(res, self.chapter, self.assignment)), "t")
+        style = re.search(r"<style>(.*)</style>", page).group(1)
+        rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", style))
+        self.assertIn("white-space:pre-wrap", rules["pre"])
+        self.assertIn("overflow-wrap:anywhere", rules["pre"])
+        self.assertIn("overflow-wrap:anywhere", rules["td,th"])
+        self.assertNotIn("overflow-x:auto", style)  # a scroll bar is clipping by another name
+
+
+class ClassOutputs(unittest.TestCase):
+    """What --collect (and so every grade-class) writes from stored results: the report sets the
+    reference and the stub aside from copies, draws its histogram beside it, and --hand-back
+    commits the feedback into each clone."""
+
+    def test_the_report_the_histogram_and_the_feedback_handed_back(self):
+        import json
+        import subprocess
+        import xml.etree.ElementTree as ET
+        from unittest import mock
+        from halo.course import grade_class, hand_back
+        from halo.course.class_submissions import Submission
+        chapter = load_chapter(REPO_ROOT)
+        section = chapter.section("7.2")
+        one = assignment.Assignment("a", "A", [section])
+        kernel = section.kernels[0]
+        reference = (REPO_ROOT / "solutions" / section.folder / kernel).read_text()
+        stub = (REPO_ROOT / "exercises" / section.folder / kernel).read_text()
+        own = reference + "\n__device__ int helper_of_mine() { return 1; }\n"
+        kernels = {"ann": "// mine\n" + reference, "bob": reference, "cat": own, "dan": own, "eve": stub, "fay": stub}
+        out = scratch_dir()
+        (out / "work" / "stubs" / section.folder).mkdir(parents=True)
+        (out / "work" / "stubs" / section.folder / kernel).write_text(stub)
+        subs = []
+        for student, text in kernels.items():
+            home = out / "work" / "students" / student
+            (home / "exercises" / section.folder).mkdir(parents=True)
+            (home / "exercises" / section.folder / kernel).write_text(text)
+            (home / "results.json").write_text(json.dumps(_results(14)))
+            (home / "submission.txt").write_text("Files graded:\n")
+            (home / "fingerprint").write_text("f\n")
+            clone = out / "class" / f"a-{student}"
+            clone.mkdir(parents=True)
+            subprocess.run(["git", "init", "-q", str(clone)], check=True)
+            subs.append(Submission(student, clone, clone.name))
+        with mock.patch("sys.stdout"), mock.patch("sys.stderr"):
+            self.assertEqual(grade_class._collect(REPO_ROOT, chapter, one, subs, out / "work", out, subs), 0)
+        report = (out / "class-report.md").read_text()
+        self.assertIn("Kernels the same as the reference solution: ann, bob", report)
+        self.assertIn("\n- cat, dan\n", report)
+        self.assertNotIn("eve", report.split("Identical kernels")[1])
+        self.assertIn(f"]({grade_class.HISTOGRAM})", report)
+        ET.fromstring((out / grade_class.HISTOGRAM).read_text())
+        shown = subprocess.run(["git", "-C", str(subs[2].path), "show", f"HEAD:{hand_back.file_name('a')}"],
+                               capture_output=True, text=True)
+        self.assertEqual(shown.stdout, (out / "feedback" / "cat.md").read_text())
 
 
 class HarnessRecipe(unittest.TestCase):

@@ -64,6 +64,53 @@ KEYS = [
     ("wrong-values", r"elements? of \w+ (?:are|is) wrong"),
     ("loads", r"MISMATCH|loaded \d+ elements of"),
 ]
+# One line per key, saying what the mistake is: the class report's legend and the table in
+# docs/grader.md ("Message keys") both come from here (a test holds the docs to it).
+LEGEND = {
+    "refused": "the kernel file uses something not allowed in a kernel file, so none of it ran",
+    "not-compiled": "the kernel file does not compile",
+    "stub": "the kernel is still the stub: nothing was written",
+    "assert": "a device-side assert in the kernel failed",
+    "other-tile-design": "the kernel is written for the other tile design (blocks the size of the output tile)",
+    "block-size-fixed": "the tile is indexed with a fixed size where blockDim is due",
+    "thread-index-mixup": "the row is built from threadIdx.z (0 in a 2D block), so only each block's first row is written",
+    "pitch-ignored": "a pitched array is indexed as if it were not pitched",
+    "out-of-bounds-shared": "a read or write outside a shared-memory array",
+    "out-of-bounds-constant": "a read or write outside a constant-memory array",
+    "mask-overrun": "a read past the end of the mask",
+    "ghost-cell-loaded": "a ghost cell (outside the input) was read instead of taken as 0",
+    "unguarded-store": "a thread with no output stores past the end of P: the store is not guarded",
+    "out-of-bounds": "an access outside an array, of another kind than those above",
+    "pitch-padding": "an access to the padding of a pitched row",
+    "write-to-input": "the kernel writes to an input array",
+    "two-writers": "two threads store into one shared-memory cell",
+    "shared-race": "a race on shared memory (a read and a write of one cell with no barrier between)",
+    "block-race": "blocks race on global memory",
+    "uninitialised-shared": "shared memory is read before any thread wrote it",
+    "barrier-divergence": "__syncthreads() is reached by some threads of a block and not others",
+    "timeout": "a launch did not finish in time (an endless loop, say)",
+    "work-limit": "one thread made far more memory accesses than the chapter's kernels need",
+    "crash": "the test process crashed",
+    "launch-config": "the launch failed or used another grid or block than the test gave",
+    "copy-size": "a copy counts elements where cudaMemcpy counts bytes",
+    "transposed": "the output is the right one transposed (rows and columns swapped)",
+    "flipped-mask": "the mask is applied reversed (rotated by 180 degrees in 2D)",
+    "radius-fixed": "the mask radius is a fixed number in place of the one given",
+    "shifted-output": "the outputs are right but shifted (the input tile or the first element is off by some)",
+    "first-input-skipped": "the first input element is left out, as if it were a ghost cell",
+    "clamped-edges": "the edges are clamped (replicated) where ghost cells are 0",
+    "int-accumulator": "the sum is kept in an integer, so every output is a whole number",
+    "halo-cells": "the left or right halo of a tile is loaded wrong",
+    "missing-barrier": "no __syncthreads() between loading the tile and using it",
+    "tile-stride": "output tiles are placed IN_TILE_DIM apart, not OUT_TILE_DIM",
+    "partial-vector": "outputs near the last, partial vector of a row are wrong",
+    "hint": "a mistake a test's hint names, of another kind than those above",
+    "unwritten-outputs": "some outputs were never written",
+    "wrong-values": "some outputs are wrong, with no more telling cause found",
+    "loads": "the global loads of an array are not the counts the chapter derives",
+    "other": "a failure none of the patterns above names",
+}
+
 _COMPILED = [(key, re.compile(pattern)) for key, pattern in KEYS]
 
 
@@ -76,6 +123,13 @@ def key_and_line(message):
             if pattern.search(line):
                 return key, line
     return "other", lines[0] if lines else ""
+
+
+def legend_table():
+    """The Markdown table of every key and its line, in the order of precedence: docs/grader.md
+    holds it verbatim (a test checks), so the docs and the class report never differ."""
+    rows = [f"| `{key}` | {LEGEND[key]} |" for key, _ in KEYS] + [f"| `other` | {LEGEND['other']} |"]
+    return "\n".join(["| key | the mistake |", "|---|---|", *rows])
 
 
 def key_of(message):

@@ -5,6 +5,7 @@ so the two never say different things. No dependency: the HTML is escaped by han
 from __future__ import annotations
 
 import html
+import re
 
 from ..core import results as halo_results
 from ..core import statuses
@@ -12,6 +13,11 @@ from ..core.failure_groups import group
 
 MESSAGE_LINES = 12   # lines of one failure message kept in the feedback
 LOAD_ROWS = 12       # rows of one load report kept
+# A path into the instructor's class folder (absolute, or relative as a message may print it):
+# the student's own files are exercises/ in their tree; anything else is the grader's own.
+_THEIR_FILES = re.compile(r"[^\s:'\"(\[]*work/students/[^/\s]+/exercises/")
+_SECTION_LINE = re.compile(r"\s*(\d+\.\d+-[\w-]+): ")   # "  7.5-cached-1d: nothing submitted ..."
+_GRADERS_FILES = re.compile(r"[^\s:'\"(\[]*work/(?:students/[^/\s]+/grade|harness|stubs)/")
 
 
 def blocks(student, assignment, res, scores, notes=""):
@@ -33,19 +39,38 @@ def blocks(student, assignment, res, scores, notes=""):
             continue
         out.append(("h2", f"{s.id} {s.title}"))
         out += _section_blocks(s.id, sec, res.get("tests", []))
-    if notes.strip():
-        out += [("h2", "Files graded"), ("pre", notes.strip())]
+    notes = _assignment_notes(notes, assignment)
+    if notes:
+        out += [("h2", "Files graded"), ("pre", notes)]
     graded = str(res.get("exercises") or "").rstrip("/")
-    if graded:  # the grading machine's scratch folder, written as the folder the student knows
-        out = [(kind, _relative(content, graded)) for kind, content in out]
-    return out
+    # Paths as the student's own tree has them: exercises/..., never the grading machine's folders.
+    return [(kind, _relative(content, graded)) for kind, content in out]
+
+
+def _assignment_notes(notes, assignment):
+    """The note of which files were graded (intake.take_submission), less its heading and the
+    lines of sections the assignment does not grade: a 2-section assignment says nothing of 7.5."""
+    folders = {s.folder for s in assignment.sections}
+    kept = []
+    for line in notes.strip().splitlines():
+        section = _SECTION_LINE.match(line)
+        if line.strip() == "Files graded:" or (section and section.group(1) not in folders):
+            continue
+        kept.append(line.strip())
+    return "\n".join(kept)
+
+
+def _localised(text, graded):
+    if graded:
+        text = text.replace(graded + "/", "exercises/")
+    return _GRADERS_FILES.sub("(grader)/", _THEIR_FILES.sub("exercises/", text))
 
 
 def _relative(content, graded):
     if isinstance(content, str):
-        return content.replace(graded + "/", "exercises/")
+        return _localised(content, graded)
     header, rows = content
-    return header, [tuple(str(c).replace(graded + "/", "exercises/") for c in row) for row in rows]
+    return header, [tuple(_localised(str(c), graded) for c in row) for row in rows]
 
 
 def verdict(sec):
@@ -125,7 +150,10 @@ def to_html(bs, title):
             body.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>"
                         + "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in rows)
                         + "</table>")
-    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f4f4f4;padding:.6em;"
-             "overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}")
+    # Long lines (a hint, a path, a compiler error) wrap inside the page rather than run off it.
+    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;overflow-wrap:anywhere}"
+             "pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;overflow-wrap:anywhere}"
+             "table{border-collapse:collapse;max-width:100%}td,th{border:1px solid #ccc;padding:.2em .5em;"
+             "overflow-wrap:anywhere}")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title><style>{style}</style>"
             f"</head><body>\n" + "\n".join(body) + "\n</body></html>\n")

@@ -18,7 +18,9 @@ them 0. An unsharded run ends with the same collect step, so the gradebooks are 
 for byte. Each student is graded under a lock, and the harness is built under one.
 
 Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<student>.md and
-.html, class-report.md, and timings.json (seconds per submission, for the benchmark).
+.html, class-report.md with its histogram class-report.svg, and timings.json (seconds per
+submission, for the benchmark). With hand_back, each student's feedback is also committed into
+their own clone (hand_back.py).
 """
 from __future__ import annotations
 
@@ -31,14 +33,13 @@ import random
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 from . import export_autograder
 from ..core import results as results_file
 from ..core import limits, sandbox, statuses, toolchain, variants
 from ..core.cpus import usable_cpus
-from . import class_report, class_submission, feedback, gradebook
+from . import class_report, class_submission, feedback, gradebook, hand_back, mistake_histogram
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness
 from .class_submissions import SubmissionsError, find
@@ -46,6 +47,7 @@ from . import class_shards
 
 ERROR = "error.txt"      # in a student's folder: the grader's own failure on them, for --collect
 SECONDS = "seconds"      # in a student's folder: how long their last grade took
+HISTOGRAM = "class-report.svg"  # beside class-report.md, which shows it
 
 
 def _fingerprint(root, sections, exercises):
@@ -167,9 +169,10 @@ def _not_graded(work, position):
 
 
 def run(root, chapter, submissions, out=None, assignment_name=None, course=None, jobs=None, fresh=False,
-        shard=None, collect=False, harness_only=False):
+        shard=None, collect=False, harness_only=False, give_back=False):
     """Grades the class (or shard (k, n) of it), then writes the outputs; `collect` only writes
-    them from the stored results; `harness_only` only builds the harness (a cluster's first job)."""
+    them from the stored results; `harness_only` only builds the harness (a cluster's first job);
+    `give_back` commits each student's feedback into their clone (--hand-back)."""
     root = Path(root)
     tight = limits.shortfall()  # one line for the class, rather than a zero for every student
     if tight:
@@ -192,15 +195,16 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     out = Path(out).resolve() if out else root / "build" / "class" / assignment.name
     work = out / "work"
     # A run that stops before the end leaves no gradebook, never the last run's rows.
-    results_file.discard(out / "gradebook.csv", out / "class-report.md")
+    results_file.discard(out / "gradebook.csv", out / "class-report.md", out / HISTOGRAM)
     try:
         with class_shards.locked(work / ".unpack.lock"):  # shards starting at once unpack a zip once
             subs = find(submissions, unpack_to=work / "unpacked")
     except SubmissionsError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
+    back = subs if give_back else None
     if collect:
-        return _collect(chapter, assignment, subs, work, out)
+        return _collect(root, chapter, assignment, subs, work, out, back)
     class_subs = subs
     if shard:
         subs = class_shards.pick(subs, *shard)
@@ -281,7 +285,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
         return 0
     # The same reduce as --collect, from the same stored results: sharded = unsharded.
     timing = {"harness_seconds": round(harness_seconds, 1), "jobs": jobs, "seconds": timings}
-    _write_outputs(chapter, assignment, subs, _stored_all(work, subs), work, out, timing)
+    _write_outputs(root, chapter, assignment, subs, _stored_all(work, subs), work, out, timing, back)
     return 0
 
 
@@ -293,7 +297,7 @@ def _stored_all(work, subs):
     return graded
 
 
-def _collect(chapter, assignment, subs, work, out):
+def _collect(root, chapter, assignment, subs, work, out, back=None):
     """--collect: the outputs from every student's stored results; exit status 1 while any
     student has none (they are in the gradebook as not graded, never as 0 points)."""
     graded = _stored_all(work, subs)
@@ -302,7 +306,7 @@ def _collect(chapter, assignment, subs, work, out):
         f = work / "students" / sub.student / SECONDS
         if graded[sub.student][0] is not None and f.is_file():
             seconds[sub.student] = float(f.read_text())
-    _write_outputs(chapter, assignment, subs, graded, work, out, {"collected": True, "seconds": seconds})
+    _write_outputs(root, chapter, assignment, subs, graded, work, out, {"collected": True, "seconds": seconds}, back)
     missing = [(s, e) for s, (r, e) in graded.items() if e and e.startswith("not graded")]
     for student, state in missing:
         print(f"{student}: {state}", file=sys.stderr)
@@ -313,22 +317,24 @@ def _collect(chapter, assignment, subs, work, out):
     return 0
 
 
-def _write_outputs(chapter, assignment, subs, graded, work, out, timing):
+def _write_outputs(root, chapter, assignment, subs, graded, work, out, timing, back=None):
+    """The gradebook, feedback, class report and its histogram; with `back` (the submissions),
+    the feedback handed back into each student's clone too."""
     rows, per_section, written, kernels = [], {}, 0, {}
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
-    shared = (chapter, assignment, work, fb, _stub_kernels(assignment, work))
+    shared = (chapter, assignment, work, fb, _set_aside_kernels(root, assignment, work))
     items = [(sub.student, *graded[sub.student]) for sub in subs]
-    for row, mistakes, wrote, hashes in _map_students(shared, items):
+    for row, mistakes, wrote, digests in _map_students(shared, items):
         rows.append(row)
-        _add_mistakes(per_section, mistakes)
+        class_report.add(per_section, mistakes)
         written += wrote
-        for sid, digest in hashes.items():
+        for sid, digest in digests.items():
             kernels.setdefault(sid, {}).setdefault(digest, []).append(row[0])
     gradebook.write(out / "gradebook.csv", assignment, rows)
-    identical = {sid: groups for sid, by_hash in kernels.items()
-                 if (groups := sorted(sorted(g) for g in by_hash.values() if len(g) > 1))}
-    report = class_report.render(assignment.ids, per_section, identical)
+    identical = {sid: class_report.groups_of(by_digest) for sid, by_digest in kernels.items()}
+    (out / HISTOGRAM).write_text(mistake_histogram.svg(assignment.ids, per_section))
+    report = class_report.render(assignment.ids, per_section, identical, histogram=HISTOGRAM)
     graded_now = list(timing["seconds"].values())
     lines = [report.rstrip(), "", "## Time to grade", ""]
     if graded_now and timing.get("collected"):
@@ -349,19 +355,9 @@ def _write_outputs(chapter, assignment, subs, graded, work, out, timing):
     (out / "timings.json").write_text(json.dumps(timing, indent=2) + "\n")
     print(f"wrote {out / 'gradebook.csv'}, {out / 'class-report.md'} and {written} feedback files in {fb}")
     print(statuses.need_a_look([(student, state) for student, _, state in rows]))
-
-
-def _add_mistakes(total, one):
-    """Adds one student's class_report.mistakes() to the class's (counted as it goes, so that no
-    more than one student's results are held at once). Added in sorted order: mistakes() counts
-    from sets, whose order changes from one process to the next, and the report's ties follow the
-    order counted; sorted, a shard's collect and an unsharded run write the same report."""
-    for sid, m in one.items():
-        into = total.setdefault(sid, {"keys": Counter(), "tests": Counter(), "students": 0})
-        for kind in ("keys", "tests"):
-            for name in sorted(m[kind]):
-                into[kind][name] += m[kind][name]
-        into["students"] += m["students"]
+    if back is not None:
+        for line in hand_back.hand_back(back, fb, assignment.name):
+            print(line)
 
 
 _SHARED = None      # what every student's outputs need, set in each worker process (_map_students)
@@ -389,16 +385,16 @@ def _share(shared):
 
 def _student_outputs(student, path, error):
     """(gradebook row, class_report.mistakes of the student, whether feedback was written,
-    {section: hash of the kernels once normalised, unless they are the untouched stubs}) of one
-    student (the hashes group identical kernels as class_report.identical_kernels does)."""
-    chapter, assignment, work, fb, stubs = _SHARED
+    {section: class_report.kernel_digest of the kernels}) of one student (the digests group
+    identical kernels as class_report.identical_kernels does; untouched stubs are no one's)."""
+    chapter, assignment, work, fb, set_aside = _SHARED
     hashes = {}
     for s in assignment.sections:
-        if s.id in stubs:
+        if s.id in set_aside:
             text = _kernel_text(work / "students" / student / "exercises" / s.folder, s.kernels)
-            norm = class_report.normalised(text) if text else None
-            if norm is not None and norm != stubs[s.id]:
-                hashes[s.id] = hashlib.sha256(norm.encode()).hexdigest()
+            digest = class_report.kernel_digest(text, *set_aside[s.id]) if text else class_report.STUB
+            if digest != class_report.STUB:
+                hashes[s.id] = digest
     res = json.loads(path.read_text()) if path else None
     if res is None and error.startswith("not graded"):
         return (student, None, error), {}, False, hashes  # no points at all, rather than 0
@@ -417,8 +413,14 @@ def _kernel_text(folder, kernels):
     return "".join((folder / k).read_text(errors="replace") for k in kernels if (folder / k).is_file())
 
 
-def _stub_kernels(assignment, work):
-    """{section: its committed stubs' kernels, normalised}: a student's untouched stub is no
-    one's copy, so the report's identical groups leave them out."""
-    return {s.id: class_report.normalised(_kernel_text(work / "stubs" / s.folder, s.kernels))
-            for s in assignment.sections if s.kernels}
+def _set_aside_kernels(root, assignment, work):
+    """{section: (its committed stubs' kernels, the reference solution's), normalised; "" where
+    the repository has no solutions/}: a student who hands either in is copying from no one, so
+    the report's identical groups leave them out (and name those with the reference apart)."""
+    out = {}
+    for s in assignment.sections:
+        if s.kernels:
+            reference = _kernel_text(Path(root) / "solutions" / s.folder, s.kernels)
+            out[s.id] = (class_report.normalised(_kernel_text(work / "stubs" / s.folder, s.kernels)),
+                         class_report.normalised(reference) if reference else "")
+    return out
