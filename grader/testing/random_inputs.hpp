@@ -46,4 +46,15 @@ void for_random_1d_inputs(const Widths& widths, const Masks& mask_widths, uint64
     for (int mask : mask_widths) check(rng.signal(width), rng.mask(size_t(mask)));
 }
 
+// The mask widths of `mask_widths` wider than `width`: the "width smaller than the mask" tests
+// sweep only those, so every thread meets ghost cells on both sides and the launch a failure
+// logs (Width = 2, Mask_Width = 3) says what the test's name says.
+template <class Masks>
+std::vector<int> masks_wider_than(size_t width, const Masks& mask_widths) {
+  std::vector<int> out;
+  for (int mask : mask_widths)
+    if (size_t(mask) > width) out.push_back(mask);
+  return out;
+}
+
 }  // namespace halo::test

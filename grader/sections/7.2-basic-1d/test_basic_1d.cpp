@@ -49,13 +49,10 @@ void check_random_widths(std::initializer_list<size_t> widths, uint64_t salt) {
   for_random_1d_inputs(widths, kMaskWidths, salt, [](const auto& N, const auto& M) { check(N, M); });
 }
 
-// Only the masks wider than each width: the test's point (and its name) is a signal shorter than
-// the mask, where every thread meets ghost cells on both sides, and the launch it logs says so.
 void check_widths_below_the_mask(std::initializer_list<size_t> widths, uint64_t salt) {
   Rng rng(salt);
   for (size_t width : widths)
-    for (int mask : kMaskWidths)
-      if (size_t(mask) > width) check(rng.signal(width), rng.mask(size_t(mask)));
+    for (int mask : masks_wider_than(width, kMaskWidths)) check(rng.signal(width), rng.mask(size_t(mask)));
 }
 
 void check_book_example(const data::Example& ex) {

@@ -180,7 +180,10 @@ TEST_CASE("7.5 cached-1d / correct / width 1: every neighbour is a ghost cell") 
   check_widths([](unsigned) { return std::vector<size_t>{1}; }, 1);
 }
 TEST_CASE("7.5 cached-1d / correct / width smaller than the mask") {
-  check_widths([](unsigned) { return std::vector<size_t>{2, 4, 7}; }, 2);
+  Rng rng(2);
+  for (unsigned block : kBlocks)
+    for (size_t width : {2, 4, 7})
+      for (int mask : masks_wider_than(width, kMaskWidths)) check(rng.signal(width), rng.mask(size_t(mask)), block);
 }
 TEST_CASE("7.5 cached-1d / correct / width one less than the block") {
   check_widths([](unsigned b) { return std::vector<size_t>{b - 1}; }, 3);
