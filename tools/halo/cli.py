@@ -189,6 +189,12 @@ def _parser():
     st.add_argument("--build-dir", metavar="DIR", help="show only this grade build's last run (results.json); "
                                                        "default: every section's latest result, whichever run graded it")
 
+    su = sub.add_parser("submit", help="check your exercises and hand them in: the Gradescope zip, or what to "
+                                       "commit and push for GitHub Classroom")
+    su.add_argument("sections", nargs="*", metavar="SECTION", help="e.g. 7.2 (default: every section in exercises/)")
+    su.add_argument("--to", choices=("gradescope", "classroom"), required=True,
+                    help="where your course collects work (the course page says)")
+
     hi = sub.add_parser("hint", help="the next hint of a section (hints unfold one at a time)")
     hi.add_argument("section", metavar="SECTION", nargs="?",
                     help="e.g. 7.4 (default: the section you are on, as status sees it)")
@@ -581,6 +587,12 @@ def main(root, argv):
             sys.exit(f"halo: {e.args[0] if e.args else e}")
     if args.command in ("status", "hint", "watch", "reset"):
         return _student_loop(root, chapter, args)
+    if args.command == "submit":
+        from .student import submit
+        try:
+            return submit.run(root, chapter, args.sections, args.to)
+        except KeyError as e:
+            sys.exit(f"halo: {e.args[0]}")
     if args.command == "grade-class":
         from .course import class_shards, class_slurm, grade_class
         if args.slurm or args.k8s:

@@ -11,9 +11,19 @@ from halo.core import intake
 from halo.course import export_autograder
 
 
+# Question ids as the chapter has them: 7.1 and 7.2 share the exercise-4 ones.
+_QUESTIONS = {"7.1": ["exercise4_ghost_cells", "exercise3_width"],
+              "7.2": ["exercise4_ghost_cells", "loads_total", "exercise1_p0"],
+              "7.4": ["tile_loads"]}
+
+
 def _chapter():
-    """7.2 with one kernel: enough for the intake's rules."""
-    return SimpleNamespace(sections=[SimpleNamespace(id="7.2", folder="7.2-basic-1d", kernels=["basic.cu"])])
+    """7.2 with one kernel, and two sections of questions beside it: enough for the intake's rules."""
+    sections = [SimpleNamespace(id="7.1", folder="7.1-basics", kernels=[]),
+                SimpleNamespace(id="7.2", folder="7.2-basic-1d", kernels=["basic.cu"]),
+                SimpleNamespace(id="7.4", folder="7.4-tiled-1d", kernels=[])]
+    return SimpleNamespace(sections=sections,
+                           questions=lambda sid: [SimpleNamespace(id=q) for q in _QUESTIONS[sid]])
 
 
 def _write(root, rel, text):
@@ -23,6 +33,61 @@ def _write(root, rel, text):
     return p
 
 
+class FlatAnswers(unittest.TestCase):
+    """Gradescope's drag-and-drop flattens folders: an answers file outside every section folder
+    is placed by its questions when they are one section's alone, and named otherwise (issue 34,
+    item 4)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="halo-intake-"))
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.stubs = self.tmp / "stubs"
+        for folder in ("7.1-basics", "7.2-basic-1d", "7.4-tiled-1d"):
+            _write(self.stubs, f"{folder}/answers.toml", f"stub answers {folder}")
+        _write(self.stubs, "7.2-basic-1d/basic.cu", "stub kernel")
+        self.sub, self.out = self.tmp / "sub", self.tmp / "out"
+        self.sub.mkdir()
+
+    def take(self):
+        return intake.take_submission(_chapter(), self.sub, self.stubs, self.out)
+
+    def test_two_flat_answers_files_go_to_the_sections_their_questions_name(self):
+        _write(self.sub, "answers.toml", "loads_total = 12\nexercise4_ghost_cells = 4\n")
+        _write(self.sub, "answers (1).toml", "tile_loads = 3\n")
+        notes = self.take()
+        self.assertEqual((self.out / "7.2-basic-1d/answers.toml").read_text(), "loads_total = 12\nexercise4_ghost_cells = 4\n")
+        self.assertEqual((self.out / "7.4-tiled-1d/answers.toml").read_text(), "tile_loads = 3\n")
+        self.assertTrue(any("answers.toml (from answers.toml, 7.2's by its questions)" in n for n in notes), notes)
+        self.assertFalse([n for n in notes if n.strip().startswith("ignored")], notes)
+
+    def test_a_file_whose_questions_fit_two_sections_is_not_guessed_at(self):
+        _write(self.sub, "answers.toml", "exercise4_ghost_cells = 4\n")
+        notes = self.take()
+        self.assertEqual((self.out / "7.1-basics/answers.toml").read_text(), "stub answers 7.1-basics")
+        self.assertEqual((self.out / "7.2-basic-1d/answers.toml").read_text(), "stub answers 7.2-basic-1d")
+        line = [n for n in notes if "ignored answers.toml" in n]
+        self.assertEqual(len(line), 1, notes)
+        self.assertIn("7.1-basics and in 7.2-basic-1d alike", line[0])
+
+    def test_a_file_of_two_sections_questions_or_unknown_ones_is_named(self):
+        _write(self.sub, "answers.toml", "loads_total = 1\ntile_loads = 2\n")
+        _write(self.sub, "notes.toml", "favourite_colour = 3\n")
+        notes = self.take()
+        self.assertTrue(any("ignored answers.toml" in n and "more than one section" in n for n in notes), notes)
+        self.assertTrue(any("ignored notes.toml" in n and "favourite_colour is no question" in n for n in notes), notes)
+
+    def test_a_typo_does_not_hide_which_section_a_file_is(self):
+        _write(self.sub, "answers.toml", "exercise1_p0 = 337/37\nexercise4_ghost_cells = 4\n")
+        notes = self.take()
+        self.assertIn("337/37", (self.out / "7.2-basic-1d/answers.toml").read_text())
+
+    def test_a_file_in_its_section_folder_wins_over_a_flat_one(self):
+        _write(self.sub, "7.2-basic-1d/answers.toml", "loads_total = 1\n")
+        _write(self.sub, "answers.toml", "loads_total = 2\n")
+        self.take()
+        self.assertEqual((self.out / "7.2-basic-1d/answers.toml").read_text(), "loads_total = 1\n")
+
+
 class Intake(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="halo-intake-"))
@@ -30,6 +95,8 @@ class Intake(unittest.TestCase):
         self.stubs = self.tmp / "stubs"
         _write(self.stubs, "7.2-basic-1d/basic.cu", "stub kernel")
         _write(self.stubs, "7.2-basic-1d/answers.toml", "stub answers")
+        _write(self.stubs, "7.1-basics/answers.toml", "stub answers 7.1")
+        _write(self.stubs, "7.4-tiled-1d/answers.toml", "stub answers 7.4")
         self.key = _write(self.tmp, "solutions/7.2-basic-1d/answers.toml", "the key")
         _write(self.tmp, "solutions/7.2-basic-1d/basic.cu", "the reference")
         self.sub, self.out = self.tmp / "sub", self.tmp / "out"

@@ -251,7 +251,12 @@ def parse_answers(path, shown: Optional[str] = None) -> ParsedAnswers:
     """The answers file's values and the line of each; AnswersError if it cannot be read. `shown`:
     the path its messages name (by default `path` as given)."""
     shown = shown or str(path)
-    data = _read_limited(path, shown)
+    return parse_answers_bytes(_read_limited(path, shown), shown)
+
+
+def parse_answers_bytes(data: bytes, shown: str) -> ParsedAnswers:
+    """parse_answers for bytes already read (within the same limit): a submission's file, which
+    the intake reads once, without following links."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -18,6 +18,8 @@ import os
 import stat
 from pathlib import Path
 
+from . import flat_answers
+
 # The largest stub is 9 KB: a kernel or answers file of a megabyte is no honest submission, and
 # a bound here bounds what every later reader (compiler, validator, TOML parser) is given.
 FILE_BYTES = 1 << 20
@@ -213,6 +215,25 @@ def _refused_lines(special, chapter, folders):
     return lines
 
 
+def _place_flat_answers(chapter, submission, files, folders):
+    """({section folder: [answers files outside every section folder that its questions say are
+    that section's]}, [(file, why it could not be placed)]): flat_answers.py."""
+    ids = flat_answers.question_ids(chapter)
+    placed, unplaced = {}, []
+    for rel in files:
+        if rel.suffix != ".toml" or rel.parent.name in folders:
+            continue
+        try:
+            folder, why = flat_answers.identify(read_regular(submission, rel), str(rel), ids)
+        except Refused as e:
+            folder, why = None, str(e)
+        if folder:
+            placed.setdefault(folder, []).append(rel)
+        else:
+            unplaced.append((rel, why))
+    return placed, unplaced
+
+
 def take_submission(chapter, submission, clean_exercises, out):
     """Writes `out`: a copy of `clean_exercises` with the student's files laid over it.
     Returns the lines of a note saying which files were taken, and which were refused.
@@ -229,10 +250,14 @@ def take_submission(chapter, submission, clean_exercises, out):
     folders = {s.folder for s in chapter.sections}
     owners = _owners(chapter)
     used, lines, refused = set(), [], _refused_lines(special, chapter, folders)
+    flat, unplaced = _place_flat_answers(chapter, submission, files, folders)
     for s in chapter.sections:
         took, missing = [], []
         for name in list(s.kernels) + [ANSWERS]:
             candidates = _candidates(files, name, s, folders, owners)
+            by_questions = not candidates and name == ANSWERS and s.folder in flat
+            if by_questions:
+                candidates = flat[s.folder]
             if not candidates:
                 missing.append(name)
                 continue
@@ -242,7 +267,7 @@ def take_submission(chapter, submission, clean_exercises, out):
             except Refused as e:
                 refused.append(f"refused {candidates[0]}: {e} (the untouched stub is graded in its place)")
                 continue
-            took.append(f"{name} (from {candidates[0]}"
+            took.append(f"{name} (from {candidates[0]}" + (f", {s.id}'s by its questions" if by_questions else "")
                         + (f"; {len(candidates) - 1} other copies ignored)" if len(candidates) > 1 else ")"))
         line = f"{s.folder}: " + ("; ".join(took) if took else NOTHING_SUBMITTED)
         if missing and took:
@@ -250,7 +275,10 @@ def take_submission(chapter, submission, clean_exercises, out):
         lines.append(line)
     write_tree(tree, out)
     lines += refused
-    lines += _ignored_lines([f for f in files if f not in used and f.suffix in SUBMITTED_SUFFIXES])
+    lines += [f"ignored {rel}: an answers file outside its section's folder, and {why}" for rel, why in unplaced
+              if rel not in used]
+    placed_or_said = used | {rel for rel, _ in unplaced} | {rel for rels in flat.values() for rel in rels}
+    lines += _ignored_lines([f for f in files if f not in placed_or_said and f.suffix in SUBMITTED_SUFFIXES])
     if not files and not special:
         lines.append("The submission is empty: the untouched stubs are graded.")
     return ["Files graded:"] + ["  " + line for line in lines]
