@@ -47,6 +47,17 @@ class VariantHandouts(unittest.TestCase):
         self.assertIn('@page { @top-left { content: "For " "Alice \\3c \\2f style\\3e  Liddell (alice)"; } }', html)
         self.assertEqual(html.count("</style>"), 1)
 
+    def test_a_handout_carries_its_lesson_figures(self):
+        import base64
+        import re
+        # 7.2's lesson has the site's tile figure (7.1's has none).
+        alice = handout.render_markdown(self.chapter, ["7.2"], "student", student="alice")
+        uris = re.findall(r"!\[Figure \d+\]\(data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\)", alice)
+        self.assertTrue(uris, "no figure in the 7.2 handout")
+        self.assertTrue(base64.b64decode(uris[0]).startswith(b"<svg"))
+        html = handout.to_html(alice, "7.2", "student")
+        self.assertIn('<img alt="Figure 1" src="data:image/svg+xml;base64,', html)
+
     def test_roster_names(self):
         roster = self.out / "roster.csv"
         roster.write_text("student_id,first name,last name\nalice,Alice,Liddell\nbob,,\n")

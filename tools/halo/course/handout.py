@@ -386,6 +386,23 @@ def _stubs(chapter, section):
     return out
 
 
+def lesson_figures(chapter, section_id, edition) -> list:
+    """The figures the docs site shows beside the section's lesson (site/docs_site.py draws them,
+    for this edition: the student's gives counts as formulas, not values), each as
+    {"caption", "uri"}: the SVG as a data: URI, so the one Markdown source carries it into the
+    HTML and the PDF without a file beside them (raw HTML is never passed through)."""
+    import base64
+    from ..site import docs_site  # imports this module: not at the top
+    out = []
+    for draw in (docs_site.tile_figure, docs_site.tile_2d_figure):
+        figure = draw(chapter, section_id, edition)
+        if figure:
+            svg, caption, _heading = figure
+            out.append({"caption": caption,
+                        "uri": "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()})
+    return out
+
+
 def section_data(chapter, section_id, edition, params_for=same_params, errata=None) -> dict:
     """Everything the template shows for one section, as plain values."""
     section = chapter.section(section_id)
@@ -396,6 +413,7 @@ def section_data(chapter, section_id, edition, params_for=same_params, errata=No
         "kernels": [f"exercises/{section.folder}/{k}" for k in section.kernels],
         "answers_file": f"exercises/{section.folder}/answers.toml",
         "lesson": _lesson(chapter, section.id, context),
+        "figures": lesson_figures(chapter, section.id, edition),
         "questions": [{"id": q.id, "title": " ".join(q.title.split()), "text": q.text(),
                        "params": ", ".join(f"{k} = {_format(v)}" for k, v in q.params.items())}
                       for q in questions],
