@@ -582,7 +582,8 @@ def main(root, argv):
             if not students:
                 return handout.run(root, chapter, args.sections, args.edition, formats, args.output)
             return handout.run_variants(root, chapter, args.sections, args.edition, formats, args.output, students,
-                                        variants.secret_from_env_or_file(root, args.course))
+                                        variants.secret_from_env_or_file(root, args.course),
+                                        names=handout.roster_names(args.roster) if args.roster else {})
         except (KeyError, handout.HandoutError, variants.VariantError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
     if args.command in ("status", "hint", "watch", "reset"):

@@ -48,7 +48,12 @@ class Submissions(unittest.TestCase):
         from unittest import mock
         from halo.course import grade_class
         (self.dir / "class" / "alice").mkdir(parents=True)
-        seen = []
+        seen, locks = [], []
+        real_locked = grade_class.class_shards.locked
+
+        def locked(path):
+            locks.append(path)
+            return real_locked(path)
 
         def harness(root, tc, sections, work):
             seen.append(work)
@@ -58,11 +63,20 @@ class Submissions(unittest.TestCase):
         try:
             with mock.patch.object(grade_class, "build_harness", harness), \
                     mock.patch.object(grade_class.toolchain, "ensure"), \
-                    mock.patch.object(grade_class.sandbox, "announce", return_value="limits"):
-                grade_class.run(REPO_ROOT, load_chapter(REPO_ROOT), self.dir / "class", out="build/class/ops")
+                    mock.patch.object(grade_class.sandbox, "announce", return_value="limits"), \
+                    mock.patch.object(grade_class.class_shards, "locked", locked):
+                for out in ("build/class/ops", self.dir / "elsewhere"):
+                    grade_class.run(REPO_ROOT, load_chapter(REPO_ROOT), self.dir / "class", out=out)
         finally:
             os.chdir(here)
-        self.assertEqual(seen, [(self.dir / "build" / "class" / "ops" / "work").resolve()])
+        # The students' folders are under the --out the command named, by absolute path (the
+        # harness's compile commands name them so)...
+        self.assertEqual(locks[0], (self.dir / "build" / "class" / "ops" / "work" / ".unpack.lock").resolve())
+        # ...and both runs, one relative --out and one absolute, use the one harness of HEAD's
+        # commit and this assignment: a new --out does not build its own.
+        self.assertEqual(len(seen), 2)
+        self.assertEqual(seen[0], seen[1])
+        self.assertEqual(seen[0].parent, REPO_ROOT.resolve() / "build" / "class-harness")
 
     def test_gradescope_export_names_students_by_sid_else_email(self):
         (self.dir / "submission_101").mkdir()

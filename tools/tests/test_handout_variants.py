@@ -22,7 +22,7 @@ class VariantHandouts(unittest.TestCase):
         cls.out = Path(tempfile.mkdtemp(prefix="halo-handouts-"))
         with mock.patch("builtins.print"):
             code = handout.run_variants(REPO_ROOT, cls.chapter, ["7.1"], "student", ["md"], cls.out,
-                                        ["alice", "bob"], SECRET)
+                                        ["alice", "bob"], SECRET, names={"alice": "Alice Liddell"})
         assert code == 0
 
     @classmethod
@@ -36,6 +36,32 @@ class VariantHandouts(unittest.TestCase):
         for q in self.chapter.questions("7.1"):
             if q.vary:
                 self.assertIn(variants.variant_question(q, "alice", SECRET).text(), alice)
+
+    def test_each_handout_names_its_student_on_every_page(self):
+        alice = (self.out / "student" / "alice" / "7.1-background.md").read_text()
+        self.assertTrue(alice.startswith("**For Alice Liddell (alice)**"), alice[:80])
+        bob = (self.out / "student" / "bob" / "7.1-background.md").read_text()
+        self.assertTrue(bob.startswith("**For bob**"), bob[:80])  # no name in the roster: the ID
+        html = handout.to_html(alice, "7.1", "student", handout.student_line("alice", "Alice </style> Liddell"))
+        # A running header repeats it on every printed page; a name cannot close the stylesheet.
+        self.assertIn('@page { @top-left { content: "For " "Alice \\3c \\2f style\\3e  Liddell (alice)"; } }', html)
+        self.assertEqual(html.count("</style>"), 1)
+
+    def test_a_handout_carries_its_lesson_figures(self):
+        import base64
+        import re
+        # 7.2's lesson has the site's tile figure (7.1's has none).
+        alice = handout.render_markdown(self.chapter, ["7.2"], "student", student="alice")
+        uris = re.findall(r"!\[Figure \d+\]\(data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\)", alice)
+        self.assertTrue(uris, "no figure in the 7.2 handout")
+        self.assertTrue(base64.b64decode(uris[0]).startswith(b"<svg"))
+        html = handout.to_html(alice, "7.2", "student")
+        self.assertIn('<img alt="Figure 1" src="data:image/svg+xml;base64,', html)
+
+    def test_roster_names(self):
+        roster = self.out / "roster.csv"
+        roster.write_text("student_id,first name,last name\nalice,Alice,Liddell\nbob,,\n")
+        self.assertEqual(handout.roster_names(roster), {"alice": "Alice Liddell"})
 
     def test_answers_files_record_the_variant_and_grade_it(self):
         path = self.out / "student" / "alice" / "7.1-background" / "answers.toml"

@@ -2,10 +2,13 @@
 answers to itself; a placeholder that names nothing fails with the file and the line."""
 import re
 import shutil
+import tempfile
+from pathlib import Path
 import unittest
 
 from halo.core import expressions as ex
 from halo.core.chapter_data import load_chapter
+from halo.student import lesson
 from halo.student.lesson import LessonError, lesson_context, render_lesson, render_text
 from tests.helpers import REPO_ROOT, make_chapter
 
@@ -130,6 +133,15 @@ class RealLessons(unittest.TestCase):
         theirs = env.from_string(self.source).render(**lesson_context(self.chapter, "7.2"))
         self.assertEqual(theirs, self.text)
 
+    def test_the_7_9_lesson_renders_without_docs_results(self):
+        # As in a student release: chapters/ without docs/results/ beside it.
+        root = Path(tempfile.mkdtemp(prefix="halo-lesson-"))
+        self.addCleanup(shutil.rmtree, root, True)
+        shutil.copytree(REPO_ROOT / "chapters", root / "chapters")
+        text = render_lesson(load_chapter(root), "7.9")
+        self.assertEqual(text.count(lesson.RESULTS_WITHHELD), 2)
+        self.assertNotIn(lesson.RESULTS_WITHHELD, render_lesson(self.chapter, "7.9"))
+
     def test_unknown_section(self):
         with self.assertRaises(LessonError) as ctx:
             render_lesson(self.chapter, "9.9")
@@ -211,6 +223,17 @@ class SmallChapter(unittest.TestCase):
         with self.assertRaises(LessonError) as ctx:
             render_lesson(self.chapter, "1.0")
         self.assertEqual(str(ctx.exception), "chapters/s1/lesson.md: no such file: section 1.0 has no lesson yet")
+
+    def test_results_render_a_pointer_where_docs_results_is_left_out(self):
+        # A student release has no docs/results/: the lesson still renders, saying where the numbers are.
+        self.write_lesson("Measured:\n\n{{ results.gpu_7_9_steps_h100 }}\n")
+        self.assertIn(lesson.RESULTS_WITHHELD, render_lesson(self.chapter, "1.0"))
+        # Where the folder is there, a page it lacks is still an error, not the pointer.
+        (self.root / "docs" / "results").mkdir(parents=True)
+        (self.root / "docs" / "results" / "other.md").write_text("# Other\n\n1 ms\n")
+        self.assertIn("unknown placeholder", self.error("{{ results.gpu_7_9_steps_h100 }}\n"))
+        self.write_lesson("{{ results.other }}\n")
+        self.assertEqual(render_lesson(self.chapter, "1.0").strip(), "1 ms")
 
     def test_dict_method_names_are_refused(self):
         root = make_chapter('[[questions]]\nid = "items"\ntitle = "T"\ntext = "?"\nanswer = "1"\n')

@@ -126,7 +126,8 @@ class Release(unittest.TestCase):
     def test_no_instructor_file_is_in_the_release(self):
         names = files_of(self.formative)
         for prefix in ("solutions/", "grader/wrong/", "grader/learners/", "grader/redteam/", "tools/tests/", ".ci/",
-                       "chapters/errata.toml", "exercises/.generated.json", "tools/halo/dev/numba_sim/"):
+                       "chapters/errata.toml", "exercises/.generated.json", "tools/halo/dev/numba_sim/",
+                       "docs/results/", "docs/instructor.md"):
             self.assertFalse([n for n in names if n.startswith(prefix)], prefix)
         self.assertFalse([n for n in names if Path(n).name == "course.toml"])
         self.assertIn(release_guard.MARKER, names)

@@ -44,6 +44,17 @@ class Harness:
     cwd: Path            # where CTest would run the tests (the build's grader/ folder)
 
 
+def harness_home(root, section_ids) -> Path:
+    """Where the harness for HEAD's commit and these sections lives: build/class-harness/<commit>-<ids>/,
+    whatever --out a run names, so a new --out reuses a harness built before (60 s saved) instead of
+    building its own. The stubs are HEAD's, hence the commit in the key; grader/ and the runtime
+    are the working tree's, which the build (incremental) follows."""
+    p = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise HarnessError(f"{root} has no commit to build the harness from: {p.stderr.strip()}")
+    return Path(root).resolve() / "build" / "class-harness" / f"{p.stdout.strip()[:12]}-{'+'.join(section_ids)}"
+
+
 def write_committed_stubs(root, out):
     """exercises/ as committed (never the instructor's working tree) into `out`."""
     try:

@@ -41,7 +41,7 @@ from ..core import limits, sandbox, statuses, toolchain, variants
 from ..core.cpus import usable_cpus
 from . import class_report, class_submission, feedback, gradebook, hand_back, mistake_histogram
 from .assignment import AssignmentError, load as load_assignment
-from .class_harness import HarnessError, build_harness
+from .class_harness import HarnessError, build_harness, harness_home
 from .class_submissions import SubmissionsError, find
 from . import class_shards
 
@@ -222,14 +222,15 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     harness_start = time.monotonic()
     try:
         print("building the grading harness once (judges and runtime; later runs reuse it)...", flush=True)
-        with class_shards.locked(work / ".harness.lock"):  # built once, however many shards start at once
-            harness = build_harness(root, tc, assignment.sections, work)
+        home = harness_home(root, assignment.ids)
+        with class_shards.locked(home / ".lock"):  # built once, however many shards or runs start at once
+            harness = build_harness(root, tc, assignment.sections, home)
     except HarnessError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
     harness_seconds = time.monotonic() - harness_start
     if harness_only:
-        print(f"the harness is built in {work / 'harness'} ({harness_seconds:.0f} s)")
+        print(f"the harness is built in {harness.build_dir} ({harness_seconds:.0f} s)")
         return 0
     if fresh:  # this run's students only: another shard's results are not this run's to drop
         for s in subs:

@@ -386,6 +386,23 @@ def _stubs(chapter, section):
     return out
 
 
+def lesson_figures(chapter, section_id, edition) -> list:
+    """The figures the docs site shows beside the section's lesson (site/docs_site.py draws them,
+    for this edition: the student's gives counts as formulas, not values), each as
+    {"caption", "uri"}: the SVG as a data: URI, so the one Markdown source carries it into the
+    HTML and the PDF without a file beside them (raw HTML is never passed through)."""
+    import base64
+    from ..site import docs_site  # imports this module: not at the top
+    out = []
+    for draw in (docs_site.tile_figure, docs_site.tile_2d_figure):
+        figure = draw(chapter, section_id, edition)
+        if figure:
+            svg, caption, _heading = figure
+            out.append({"caption": caption,
+                        "uri": "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()})
+    return out
+
+
 def section_data(chapter, section_id, edition, params_for=same_params, errata=None) -> dict:
     """Everything the template shows for one section, as plain values."""
     section = chapter.section(section_id)
@@ -396,6 +413,7 @@ def section_data(chapter, section_id, edition, params_for=same_params, errata=No
         "kernels": [f"exercises/{section.folder}/{k}" for k in section.kernels],
         "answers_file": f"exercises/{section.folder}/answers.toml",
         "lesson": _lesson(chapter, section.id, context),
+        "figures": lesson_figures(chapter, section.id, edition),
         "questions": [{"id": q.id, "title": " ".join(q.title.split()), "text": q.text(),
                        "params": ", ".join(f"{k} = {_format(v)}" for k, v in q.params.items())}
                       for q in questions],
@@ -457,16 +475,17 @@ def _environment():
     return env
 
 
-def render_markdown(chapter, section_ids, edition, params_for=same_params, whole_chapter=False) -> str:
+def render_markdown(chapter, section_ids, edition, params_for=same_params, whole_chapter=False,
+                    student: str = "") -> str:
     """One handout as Markdown: the sections named, in order; with whole_chapter, a title page
-    and table of contents before them."""
+    and table of contents before them. `student` (see `student_line`) heads it when given."""
     if edition not in EDITIONS:
         raise HandoutError(f"unknown edition {edition!r}; the editions are: {', '.join(EDITIONS)}")
     errata = load_errata(chapter)
     sections = [section_data(chapter, s, edition, params_for, errata) for s in section_ids]
     try:
         text = _environment().get_template("handout.md.j2").render(
-            edition=edition, whole_chapter=whole_chapter, sections=sections,
+            edition=edition, whole_chapter=whole_chapter, sections=sections, student=student,
             title="Chapter 7: Convolution" if whole_chapter else f"{sections[0]['id']} {sections[0]['title']}")
     except LessonError as e:
         raise HandoutError(str(e)) from None
@@ -484,8 +503,10 @@ def _markdown_converter():
     return md
 
 
-def to_html(markdown_text: str, title: str, edition: str) -> str:
-    """The Markdown as one self-contained HTML page (stylesheet inlined)."""
+def to_html(markdown_text: str, title: str, edition: str, student: str = "") -> str:
+    """The Markdown as one self-contained HTML page (stylesheet inlined). `student` is repeated
+    at the top of every printed page (a CSS running header) and shown at the top on screen, so
+    thirty printed copies can be told apart page by page."""
     import jinja2
     from markupsafe import Markup
     body = _markdown_converter().convert(markdown_text)
@@ -493,7 +514,42 @@ def to_html(markdown_text: str, title: str, edition: str) -> str:
                              undefined=jinja2.StrictUndefined)
     css = (TEMPLATES / "handout.css").read_text(encoding="utf-8")
     return env.get_template("handout.html.j2").render(
-        title=title, edition=edition, css=Markup(css), body=Markup(body))
+        title=title, edition=edition, css=Markup(css), body=Markup(body), student=student,
+        student_css=css_string(student))
+
+
+def css_string(text: str) -> str:
+    """Text as a CSS string literal (for `content:`): quotes, backslashes and line breaks escaped,
+    so a name from a roster cannot end the rule early."""
+    return '"' + "".join(c if c.isalnum() or c in " .,-_@'()" else f"\\{ord(c):x} " for c in text) + '"'
+
+
+def student_line(student_id: str, name: str = "") -> str:
+    """Who a per-student handout belongs to, as printed on it: 'Name (ID)', or the ID alone."""
+    return f"{name} ({student_id})" if name else student_id
+
+
+def roster_names(path) -> dict:
+    """{student id: name} from a CSV roster's name columns (name, or first_name + last_name),
+    read with the same ID column variants.read_roster uses; empty where the roster has no names."""
+    import csv
+    from ..core import variants
+    rows = list(csv.DictReader(Path(path).read_text(encoding="utf-8-sig").splitlines()))
+    if not rows:
+        return {}
+    keys = {k.strip().lower().replace(" ", "_").replace("-", "_"): k for k in rows[0] if k}
+    id_key = next((keys[c] for c in variants.ID_COLUMNS if c in keys), None)
+    if id_key is None:
+        return {}
+    out = {}
+    for row in rows:
+        if "name" in keys:
+            name = (row.get(keys["name"]) or "").strip()
+        else:
+            name = " ".join((row.get(keys[k]) or "").strip() for k in ("first_name", "last_name") if k in keys).strip()
+        if (row.get(id_key) or "").strip() and name:
+            out[variants.check_student_id(row[id_key])] = " ".join(name.split())
+    return out
 
 
 def write_pdf(html: str, path: Path) -> None:
@@ -513,15 +569,16 @@ class Handout:
     markdown: str
 
 
-def handouts(chapter, section_ids, edition, params_for=same_params, whole_chapter=True) -> list:
+def handouts(chapter, section_ids, edition, params_for=same_params, whole_chapter=True, student="") -> list:
     """One handout per section named, and with whole_chapter one of all of them together."""
     out = []
     for sid in section_ids:
         s = chapter.section(sid)
-        out.append(Handout(s.folder, f"{s.id} {s.title}", render_markdown(chapter, [s.id], edition, params_for)))
+        out.append(Handout(s.folder, f"{s.id} {s.title}", render_markdown(chapter, [s.id], edition, params_for, student=student)))
     if whole_chapter:
         out.append(Handout(CHAPTER_STEM, "Chapter 7: Convolution",
-                           render_markdown(chapter, section_ids, edition, params_for, whole_chapter=True)))
+                           render_markdown(chapter, section_ids, edition, params_for, whole_chapter=True,
+                                           student=student)))
     return out
 
 
@@ -550,7 +607,7 @@ def ensure_dependencies(pdf=True) -> bool:
 
 
 def run(root, chapter, section_ids, edition="student", formats=FORMATS, output=None,
-        params_for: Callable = same_params, label: str = "") -> int:
+        params_for: Callable = same_params, label: str = "", student: str = "") -> int:
     """Writes the handouts to OUTPUT/<edition>/ (OUTPUT/<edition>/<label>/ for a variant).
 
     Per-student variants (--student ID / --roster FILE, tools/halo/core/variants.py) plug in here:
@@ -572,13 +629,13 @@ def run(root, chapter, section_ids, edition="student", formats=FORMATS, output=N
     ids = [chapter.section(s).id for s in section_ids] if section_ids else [s.id for s in chapter.sections]
     folder = output / edition / label if label else output / edition
     folder.mkdir(parents=True, exist_ok=True)
-    for h in handouts(chapter, ids, edition, params_for, whole_chapter=whole):
+    for h in handouts(chapter, ids, edition, params_for, whole_chapter=whole, student=student):
         written = []
         if "md" in formats:
             (folder / f"{h.stem}.md").write_text(h.markdown, encoding="utf-8")
             written.append("md")
         if "html" in formats or "pdf" in formats:
-            html = to_html(h.markdown, f"{h.title} ({edition} edition)", edition)
+            html = to_html(h.markdown, f"{h.title} ({edition} edition)", edition, student)
             if "html" in formats:
                 (folder / f"{h.stem}.html").write_text(html, encoding="utf-8")
                 written.append("html")
@@ -592,11 +649,12 @@ def run(root, chapter, section_ids, edition="student", formats=FORMATS, output=N
     return 0
 
 
-def run_variants(root, chapter, section_ids, edition, formats, output, students, secret) -> int:
+def run_variants(root, chapter, section_ids, edition, formats, output, students, secret, names=None) -> int:
     """Per-student handouts: OUTPUT/<edition>/<student>/, each with that student's numbers in the
     questions (and, in the instructor edition, in the key), beside the student's answers files
     (OUTPUT/<edition>/<student>/<folder>/answers.toml) recording the variant, which the grader
-    recomputes from the student's ID and the course secret."""
+    recomputes from the student's ID and the course secret. Each handout names its student
+    (`names`: {id: name} from the roster, see `roster_names`) at its top and on every printed page."""
     from ..core import variants
     from . import variant_answers
     root = Path(root)
@@ -604,7 +662,8 @@ def run_variants(root, chapter, section_ids, edition, formats, output, students,
     for student in students:
         def params_for(question, student=student):
             return {**question.params, **variants.params_for(question, student, secret)}
-        code = run(root, chapter, section_ids, edition, formats, output, params_for=params_for, label=student)
+        code = run(root, chapter, section_ids, edition, formats, output, params_for=params_for, label=student,
+                   student=student_line(student, (names or {}).get(student, "")))
         if code:
             return code
         # Regenerated output, not a student's work; write_variant_answers still keeps a backup.

@@ -31,6 +31,9 @@ RELEASE_EXCLUDED = {
     ".gitignore": "a student's .gitignore is written instead",
     "README.md": "the student's README, naming the assignment, is written instead",
     "exercises/.generated.json": "what `./workbook sync` wrote last; sync is for instructors",
+    "docs/results/": "measured runs that quote answers a summative release withholds (7.2's load counts); "
+                     "a lesson citing them renders lesson.RESULTS_WITHHELD instead",
+    "docs/instructor.md": "the instructor's guide: keys, variants, the course secret's handling",
 }
 # What every release must hold as HEAD has it: the Dev Container, which "Open in Codespaces" and
 # "Reopen in Container" build, so that a student on a Mac or Windows has a way to grade.

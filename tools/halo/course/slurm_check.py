@@ -12,7 +12,7 @@ promises, on the same folder, each on two students of a shard whose results are 
   the first one, byte for byte;
 - an unsharded grade-class of the same folder writes the same gradebook, byte for byte.
 Every daemon is stopped by its pid at the end. Where Slurm cannot start, the check fails and says
-why. OUT/work/harness is kept between runs (a warm build); every student is graded afresh.
+why. The harness (build/class-harness/) is kept between runs (a warm build); every student is graded afresh.
 """
 from __future__ import annotations
 

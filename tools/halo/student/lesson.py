@@ -72,9 +72,32 @@ def lesson_context(chapter: Chapter, section_id: str) -> dict:
                     for name, e in chapter.examples.items()},
         "formula": {name: f.expr for name, f in chapter.formulas.items()},
         "define": {name: _format(value) for name, value in chapter.define_values().items()},
-        "results": {re.sub(r"\W", "_", page.stem): _results_body(page)
-                    for page in sorted((chapter.root / "docs" / "results").glob("*.md"))},
+        "results": _results(chapter.root / "docs" / "results"),
     }
+
+
+# What {{ results.X }} reads in a tree without docs/results/: a student release, which leaves the
+# measured pages out (they quote answers a summative release withholds, e.g. 7.2's load counts).
+RESULTS_WITHHELD = ("*The measured numbers for this part are in the instructor's copy of the workbook "
+                    "(docs/results/), which this copy leaves out.*")
+
+
+class _WithheldResults(dict):
+    """Every results page, each read as RESULTS_WITHHELD: a lesson still renders without them."""
+
+    def __contains__(self, name):
+        return True
+
+    def __missing__(self, name):
+        return RESULTS_WITHHELD
+
+
+def _results(folder) -> dict:
+    """{page name: body} of docs/results/; where the folder is not there at all, every name reads
+    RESULTS_WITHHELD. A folder that is there but lacks a page still makes the name an error."""
+    if not folder.is_dir():
+        return _WithheldResults()
+    return {re.sub(r"\W", "_", page.stem): _results_body(page) for page in sorted(folder.glob("*.md"))}
 
 
 def _results_body(page) -> str:
