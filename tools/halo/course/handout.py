@@ -392,9 +392,9 @@ def lesson_figures(chapter, section_id, edition) -> list:
     {"caption", "uri"}: the SVG as a data: URI, so the one Markdown source carries it into the
     HTML and the PDF without a file beside them (raw HTML is never passed through)."""
     import base64
-    from ..site import docs_site  # imports this module: not at the top
+    from ..site import lesson_figures as drawn  # the site's tile figures (it imports this module; they do not)
     out = []
-    for draw in (docs_site.tile_figure, docs_site.tile_2d_figure):
+    for draw in (drawn.tile_figure, drawn.tile_2d_figure):
         figure = draw(chapter, section_id, edition)
         if figure:
             svg, caption, _heading = figure
