@@ -69,7 +69,10 @@ def readme(assignment, withheld):
               "3. Answer the questions in the section's `answers.toml` (numbers, not strings).",
               f"4. Grade: `./workbook grade {ids}` (or one section: `./workbook grade {first.id}`). Read the "
               "first failure first: it names the thread, the array, the element and the line.",
-              "5. Commit and push your work: what is pushed is what your course grades.", "",
+              "5. Hand it in: `./workbook submit --to classroom` (GitHub Classroom: it lists what is not "
+              "committed and the commands; what is pushed is what your course grades) or `./workbook submit "
+              "--to gradescope` (it writes the zip to upload as it is). Both check your files first. "
+              "[docs/student.md](docs/student.md), \"Submitting\", says more.", "",
               "Along the way:", "", "```sh",
               f"./workbook hint {first.id}      # the next hint of a section (they unfold one at a time)",
               "./workbook status          # where you stand (each section as its latest grade run left it), what to do next",
