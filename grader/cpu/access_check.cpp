@@ -28,7 +28,8 @@ namespace {
 
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// `N[-2]`, `P[1024]`, or for images `in[row 3][col 130]`.
+}  // namespace
+
 std::string element_name(const Region& r, uintptr_t a) {
   int64_t off = int64_t(a) - int64_t(r.lo);
   if (r.is_image()) {
@@ -38,6 +39,8 @@ std::string element_name(const Region& r, uintptr_t a) {
   }
   return r.name + "[" + std::to_string(floor_div(off, int64_t(r.element_size))) + "]";
 }
+
+namespace {
 
 std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
   size_t count = (r.hi - r.lo) / r.element_size;

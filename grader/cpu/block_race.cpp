@@ -28,14 +28,6 @@ std::string block_text(const Launch& L, uint32_t tag) {
   return "block " + triple(unflatten(size_t(tag) - 1, L.grid));
 }
 
-std::string element_text(const Region& r, size_t e) {
-  if (r.is_image()) {
-    const size_t per_row = r.pitch / r.element_size;
-    return r.name + "[row " + std::to_string(e / per_row) + "][col " + std::to_string(e % per_row) + "]";
-  }
-  return r.name + "[" + std::to_string(e) + "]";
-}
-
 constexpr const char* kWhy =
     ": nothing orders the blocks of a launch, so on a GPU this read may see the value before the write or "
     "after it. A block may read only what it wrote itself; what another block writes is there for the next launch";
@@ -110,8 +102,8 @@ HALO_CALLBACK_CODE void note_global_access(Worker& w, size_t region, uintptr_t a
       return;
     }
     raise_diagnostic_with(w, DiagnosticKind::block_race, pc, [&](Diagnostic&) {
-      return store ? "write to " + element_text(r, e) + ", which " + block_text(L, other) + " of this launch read" + kWhy
-                   : "read of " + element_text(r, e) + ", which " + block_text(L, other) + " of this launch wrote" + kWhy;
+      return store ? "write to " + element_name(r, r.lo + e * r.element_size) + ", which " + block_text(L, other) + " of this launch read" + kWhy
+                   : "read of " + element_name(r, r.lo + e * r.element_size) + ", which " + block_text(L, other) + " of this launch wrote" + kWhy;
     });
     return;
   }

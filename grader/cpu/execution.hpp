@@ -237,6 +237,9 @@ void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store
 // access of region `region` noted (a load or store the kernel makes, never an atomic one); and
 // the arrays a kernel may write, kept so that a launch can run again from where it started.
 void prepare_block_tags(Launch& L);
+// `N[-2]`, `P[1024]`, or for images `in[row 3][col 130]`: the element of `r` at address `a`
+// (access_check.cpp), as every report names one.
+std::string element_name(const Region& r, uintptr_t a);
 void note_global_access(Worker& w, size_t region, uintptr_t address, unsigned size, bool store, const void* pc);
 struct OutputSnapshot {
   explicit OutputSnapshot(const Launch& L);
