@@ -181,15 +181,27 @@ function(halo_cuda_binary target folder kernel_dir)
     add_library(${test_objects} OBJECT ${test_wrappers})
     target_link_libraries(${test_objects} PRIVATE halo_testing_cuda)
   endif()
+  # nvcc compiles a generated copy of each kernel file (tools/halo/core/gpu_kernel_source.py): the
+  # CUDA dialect (the stub marker HALO_TODO() compiles to nothing on the GPU) and the chapter's
+  # #defines as on the CPU backend, less those the file declares itself, then the file after a
+  # #line, with `extern "C"` taken out before kernels.
+  set(dialect "${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp")
+  set(defines "${HALO_GENERATED_INCLUDE}/halo/chapter_defines.hpp")
+  set(generator "${PROJECT_SOURCE_DIR}/tools/halo/core/gpu_kernel_source.py")
   set(kernels "")
   foreach(kernel IN LISTS ARGN)
-    list(APPEND kernels "${kernel_dir}/${kernel}")
+    set(copy "${CMAKE_CURRENT_BINARY_DIR}/gpu_kernels/${target}/${kernel}")
+    add_custom_command(OUTPUT "${copy}"
+      COMMAND "${Python3_EXECUTABLE}" "${generator}" --dialect "${dialect}" --defines "${defines}"
+              "${kernel_dir}/${kernel}" "${copy}"
+      DEPENDS "${kernel_dir}/${kernel}" "${generator}" "${PROJECT_SOURCE_DIR}/tools/halo/core/own_names.py"
+              "${PROJECT_SOURCE_DIR}/tools/halo/core/extern_c.py" halo_chapter_data
+      COMMENT "nvcc's copy of ${kernel_dir}/${kernel}")
+    list(APPEND kernels "${copy}")
   endforeach()
   add_executable(${target} $<TARGET_OBJECTS:${test_objects}> ${kernels})
-  # The stub marker HALO_TODO() compiles to nothing on the GPU; the chapter's #defines are
-  # pre-included as on the CPU backend.
-  set_source_files_properties(${kernels} PROPERTIES COMPILE_OPTIONS
-    "-UNDEBUG;--pre-include=${PROJECT_SOURCE_DIR}/grader/include/halo/cuda/cuda_dialect.hpp;--pre-include=${HALO_GENERATED_INCLUDE}/halo/chapter_defines.hpp")
+  set_source_files_properties(${kernels} PROPERTIES COMPILE_OPTIONS "-UNDEBUG")
+  target_include_directories(${target} PRIVATE "${kernel_dir}")  # the file's own #include "..."
   target_link_libraries(${target} PRIVATE halo_testing_cuda)
 endfunction()
 

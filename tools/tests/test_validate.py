@@ -142,6 +142,15 @@ LEGITIMATE = {
         X::~X() { v = 1; }
         __global__ void k(float* p) { X x; p[0] = x.v; }
         """,
+    # extern "C" before a kernel is taken out for the compile (extern_c.py); a book name of the
+    # learner's own loses the grader's macro (own_names.py): both compile as nvcc compiles them.
+    'extern "C" kernels and a TILE_SIZE of ones own': """
+        constexpr int TILE_SIZE = 64;
+        extern "C" __global__ void k(float* p) { p[threadIdx.x % TILE_SIZE] = 1.0f; }
+        extern "C" {
+        __global__ void j(float* p) { if (threadIdx.x == 0) { p[0] = 2.0f; } }
+        }
+        """,
     "the given header and HALO_TODO": """
         #include "halo/given/constant_mask_1d.cuh"
         __global__ void k(const float* N, float* P, int n) {
@@ -274,6 +283,9 @@ SEEN_IN_IR = [
     ("operator new", "#include <cstddef>\nvoid* operator new(std::size_t n) { return nullptr; }",
      {"a definition of operator new(unsigned long)"}, 2),
     ("an extern \"C\" definition", 'extern "C" int puts(const char* s) { return 0; }', {"a definition of puts"}, 1),
+    ("an extern \"C\" block with a helper beside its kernel",
+     'extern "C" {\n__global__ void k(float* p) { p[0] = 1; }\n__device__ int puts(const char* s) { return 0; }\n}',
+     {"a definition of puts", "a definition of k"}, 3),
     ("a static object defined out of line", "struct X { X() : v(0) {} ~X(); int v; };\nX::~X() { v = 1; }\n"
                                             "X x;\n__global__ void k(float* p) { p[0] = x.v; }", {STATIC}, 3),
     ("a __shared__ object with a constructor",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from halo.core import extern_shared, sandbox, validate  # noqa: E402  (needs the path above)
+from halo.core import kernel_overlay, own_names, sandbox, validate  # noqa: E402  (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -33,6 +33,12 @@ def _absolute(compiler_args):
         elif a.startswith("-I") and len(a) > 2:
             args[k] = "-I" + os.path.abspath(a[2:])
     return args
+
+
+def _include_dirs(args):
+    """The -I folders of an absolute compiler command line."""
+    return [args[k + 1] if a == "-I" else a[2:] for k, a in enumerate(args)
+            if (a == "-I" and k + 1 < len(args)) or (a.startswith("-I") and len(a) > 2)]
 
 
 def _paths(args):
@@ -150,10 +156,12 @@ def main(argv):
     wrapper_text = Path(source).read_text(errors="replace") if source and os.path.exists(source) else ""
     # Kernel files of this section that other wrappers compile are not this compile's business.
     mine = [os.path.abspath(k) for k in kernel_files if os.path.abspath(k) in wrapper_text]
+    # A book name the file declares itself (`constexpr int TILE_SIZE = 4;`) loses the grader's macro.
+    compiler = compiler[:1] + own_names.flags_for_files(mine, own_names.header_in(_include_dirs(compiler))) + compiler[1:]
     scratch = tempfile.mkdtemp(prefix="halo-compile-")
     try:
         os.chmod(scratch, 0o755)  # read by the compiler, which may run as another user
-        overlay = extern_shared.overlay(mine, scratch)
+        overlay = kernel_overlay.overlay(mine, scratch)
         if overlay:
             compiler = compiler[:1] + ["-ivfsoverlay", overlay] + compiler[1:]
             read_only.add(scratch)

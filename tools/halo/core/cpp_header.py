@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from . import expressions as ex
+from . import own_names
 
 _PREAMBLE = """\
 // Generated from chapters/*/questions.toml by `./workbook`; it must not be edited: edit the
@@ -108,6 +109,8 @@ def emit_defines(chapter) -> str:
     (as the book's `#define MAX_MASK_WIDTH 10` would be), so kernels and tests share them."""
     out = ["// Generated from the [defines] of chapters/*/questions.toml by `./workbook`; do not edit.",
            "#pragma once", ""]
+    # A kernel file that declares the name itself is compiled with -DHALO_OWN_<name> (own_names.py).
     for name, (value, section_id) in chapter.defines.items():
-        out += [f"#ifndef {name}", f"#define {name} {value}  // [section {section_id}]", "#endif"]
+        out += [f"#if !defined({name}) && !defined({own_names.FLAG_PREFIX}{name})",
+                f"#define {name} {value}  // [section {section_id}]", "#endif"]
     return "\n".join(out) + "\n"

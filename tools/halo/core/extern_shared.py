@@ -11,8 +11,6 @@ file keeps its path, lines and messages, and each declaration reads, on its own 
 which the dialect turns into a declaration of the runtime's buffer (grader/cpu/shared_shadow.cpp
 checks every access against the launch's size and names it by `name`).
 """
-import json
-import os
 import re
 
 # extern __shared__ [alignment] TYPE NAME[];  (the alignment is the buffer's: 128 bytes)
@@ -32,27 +30,3 @@ def rewritten(text):
         # Keep the declaration's line breaks, so that every later line keeps its number.
         return f"HALO_EXTERN_SHARED({m.group('type')}, {m.group('name')});" + "\n" * m.group(0).count("\n")
     return DECLARATION.sub(replace, text)
-
-
-def overlay(kernel_files, folder):
-    """For the kernel files that declare `extern __shared__`: their rewritten text and a clang
-    VFS overlay mapping each original path onto it, both written into `folder`. Returns the
-    overlay's path, or None when no file needs one."""
-    roots = []
-    for k, path in enumerate(kernel_files):
-        with open(path, errors="replace") as f:
-            text = rewritten(f.read())
-        if text is None:
-            continue
-        copy = os.path.join(folder, f"kernel{k}_{os.path.basename(path)}")
-        with open(copy, "w") as f:
-            f.write(text)
-        os.chmod(copy, 0o644)
-        roots.append({"type": "file", "name": os.path.abspath(path), "external-contents": copy})
-    if not roots:
-        return None
-    yaml = os.path.join(folder, "overlay.yaml")
-    with open(yaml, "w") as f:  # JSON is YAML; 'use-external-names': false keeps the original paths
-        json.dump({"version": 0, "use-external-names": False, "roots": roots}, f)
-    os.chmod(yaml, 0o644)
-    return yaml

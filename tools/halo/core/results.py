@@ -9,7 +9,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from . import untouched
+from . import own_names, untouched
 from .failure_groups import failure_message, group  # noqa: F401  (failure_message: part of this module's API)
 
 NAME = re.compile(r"^(?:(?P<tree>[a-z ]+): )?(?P<section>\d+\.\d+) (?P<slug>\S+) / (?P<kind>[a-z-]+) / (?P<what>.*)$")
@@ -161,6 +161,16 @@ def not_compiled(names):
     return out
 
 
+def _own_name_advice(chapter, section, exercises):
+    """What to know when a kernel file declares one of its section's book names for itself."""
+    out = []
+    for kernel in section.kernels or []:
+        path = Path(exercises) / section.folder / kernel
+        if path.is_file():
+            out += own_names.note_for_section(path.read_text(errors="replace"), chapter.defines, section.id)
+    return out
+
+
 def collect(chapter, sections, tests, loads, build_failures, seed, exercises, isolation=None, advice=None):
     summary = {}
     for s in sections:
@@ -179,7 +189,7 @@ def collect(chapter, sections, tests, loads, build_failures, seed, exercises, is
             "answers": {"right": sum(t["status"] == "passed" for t in ans), "asked": len(chapter.questions(s.id)),
                         "elsewhere": sum(t["status"] == "skipped" for t in ans)},
             "loads": loads.get(s.id, []),
-            "advice": (advice or {}).get(s.id, []),
+            "advice": (advice or {}).get(s.id, []) + _own_name_advice(chapter, s, exercises),
         }
     return {
         "version": 1,

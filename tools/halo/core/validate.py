@@ -44,7 +44,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import extern_shared, pasted_names
+from . import kernel_overlay, own_names, pasted_names
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
@@ -1396,15 +1396,17 @@ def compile_to_ir(kernel_path: Path, compile_cmd: list[str] | None = None, inclu
         if clang is None:
             raise CompileError("clang++ was not found")
         compile_cmd = [clang, "-std=c++20", *VALIDATION_FLAGS]
-        # As the build does: `extern __shared__` declarations are rewritten (extern_shared.py); the
+        # As the build does: `extern __shared__` and `extern "C"` are rewritten (kernel_overlay.py); the
         # build's own command line carries its overlay already.
         scratch = tempfile.TemporaryDirectory(prefix="halo-validate-")
-        overlay = extern_shared.overlay([str(kernel)], scratch.name)
+        overlay = kernel_overlay.overlay([str(kernel)], scratch.name)
         if overlay:
             compile_cmd = [*compile_cmd, "-ivfsoverlay", overlay]
     quoted = str(kernel).replace("\\", "\\\\").replace('"', '\\"')
     wrapper = "".join(f"{line}\n" for line in WRAPPER_INCLUDES) + f'#include "{quoted}"\n'
-    cmd = [*compile_cmd, *(f"-I{d}" for d in include_dirs_for(include_dirs)), "-fno-color-diagnostics",
+    dirs = include_dirs_for(include_dirs)
+    own = [f for f in own_names.flags_for_files([kernel], own_names.header_in(dirs)) if f not in compile_cmd]
+    cmd = [*compile_cmd, *own, *(f"-I{d}" for d in dirs), "-fno-color-diagnostics",
            "-S", "-emit-llvm", "-o", "-", "-x", "c++", "-"]
     try:
         r = subprocess.run(cmd, input=wrapper, capture_output=True, text=True)
