@@ -13,7 +13,7 @@
 namespace halo::test {
 namespace {
 
-// 5242874 -> "5,242,874": the numbers students compare with the book.
+// 1234567 -> "1,234,567": the numbers students compare with the book.
 std::string grouped(uint64_t v) {
   std::string digits = std::to_string(v), out;
   for (size_t k = 0; k < digits.size(); ++k) {

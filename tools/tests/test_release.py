@@ -19,7 +19,7 @@ from halo.core import answers_phase
 from halo import cli
 from halo.course import export_autograder
 from halo.core.chapter_data import ChapterError, load_chapter
-from halo.course import release, release_files, release_guard, release_toml
+from halo.course import release, release_files, release_guard, release_toml, release_withheld
 from halo.core.regions import solution_regions
 from halo.core.tomlcompat import loads_toml
 
@@ -184,6 +184,37 @@ class Release(unittest.TestCase):
         self.assertNotIn("exercise7_tiled_shared_bytes_total", chapter.formulas)
         self.assertIn("tiled_1d_loads_internal_block", chapter.formulas)
         self.assertTrue(all(s.answers_withheld for s in chapter.sections))
+
+    def test_no_withheld_answer_is_written_in_any_file_of_a_summative_release(self):
+        withheld = {sid: [q.id for q in self.head_chapter.questions(sid)] for sid in CHOSEN}
+        values = release_withheld.withheld_values(self.head_chapter, withheld)
+        self.assertGreater(len(values), 20)  # the search looks for something: it proves something
+        self.assertEqual(release_withheld.find(files_of(self.summative), values), [])
+
+    def test_every_section_s_summative_release_writes_no_withheld_value(self):
+        files = export_autograder.committed_files(self.source)
+        for s in self.head_chapter.sections:
+            with self.subTest(s.id):
+                chosen = release.choose(self.head_chapter, self.source, s.id, "summative", None, None)
+                tree, summary = release_files.build(files, self.head_chapter, chosen, "commit", "now")
+                values = release_withheld.withheld_values(self.head_chapter, summary["withheld"])
+                self.assertEqual(release_withheld.find({rel: data for rel, (_x, data) in tree.items()}, values), [])
+
+    def test_a_page_quoting_a_withheld_answer_stops_the_release(self):
+        source = self.tmp / "quoting"
+        shutil.copytree(self.source, source)
+        question = next(q for q in self.head_chapter.questions("7.2") if q.id == "loads_total")
+        value = f"{int(question.expected()):,}"
+        (source / "docs" / "quoting.md").write_text(f"# Notes\n\nThe basic kernel loads {value} elements of N.\n")
+        _git(source, "add", "-A")
+        _git(source, "commit", "-qm", "a page that quotes an answer")
+        status, _text, err = make_release(source, self.tmp / "quoting-release", ",".join(CHOSEN), mode="summative")
+        self.assertEqual(status, 2, err)
+        self.assertIn(f"docs/quoting.md:3: {value} (the answer of 7.2 loads_total)", err)
+        self.assertFalse((self.tmp / "quoting-release").exists())
+        # The control: the same page in a formative release, whose answers are in questions.toml anyway.
+        status, _text, err = make_release(source, self.tmp / "quoting-formative", ",".join(CHOSEN), mode="formative")
+        self.assertEqual(status, 0, err)
 
     def test_grade_reports_summative_answers_as_checked_by_the_autograder(self):
         chapter = load_chapter(self.summative)

@@ -9,6 +9,7 @@ the working tree, so what students get is a version someone committed and can na
 says what is left out and how chapters/ is cut down. Before anything is written:
 
 - no line of any reference solution may be in any file (release_leaks);
+- in a summative release, no withheld answer's value may be written in any file (release_withheld);
 - the release's own tools, run in it, must list exactly the sections handed out and generate the
   grader's header with every formula the judges name (so a release made from a commit whose tools
   cannot read it is refused here, not found out by the students).
@@ -33,7 +34,7 @@ from pathlib import Path
 from . import export_autograder
 from ..core.chapter_data import ChapterError, load_chapter
 from . import assignment as assignments
-from . import release_files, release_guard, release_leaks
+from . import release_files, release_guard, release_leaks, release_withheld
 
 
 GENERATED = "release"  # the name of the assignment made from --sections and --mode
@@ -186,6 +187,12 @@ def run(root, sections=None, out=None, mode=None, assignment_name=None, course=N
             if leaks:
                 raise _Refused(f"{len(leaks)} line(s) of reference solutions would be in the release:\n  "
                                + "\n  ".join(f"{rel}: {line!r} (from {src})" for rel, line, src in leaks[:20]))
+            quoted = release_withheld.find({rel: data for rel, (_x, data) in tree.items()},
+                                           release_withheld.withheld_values(chapter, summary["withheld"]))
+            if quoted:
+                raise _Refused(f"{len(quoted)} withheld answer(s) would be in the release, written in a file it "
+                               "keeps:\n  " + "\n  ".join(f"{rel}:{n}: {form} (the answer of {q})"
+                                                          for rel, n, form, q in quoted[:20]))
             out.parent.mkdir(parents=True, exist_ok=True)
             stage = out.with_name(f".{out.name}.partial-{os.getpid()}")
             _write(tree, stage)
