@@ -1,12 +1,17 @@
 """Grade results: test names, doctest failure text, CTest's JUnit file, load reports, the per-section
 summary and the overall verdict."""
+import contextlib
+import io
 import json
 import tempfile
 import unittest
 from pathlib import Path
 from types import SimpleNamespace
 
-from halo.core.results import answers_cell, collect, failure_message, parse_name, passed, read_junit, read_loads
+from halo.core.chapter_data import load_chapter
+from halo.core.results import (answers_cell, collect, failure_message, parse_name, passed, print_summary, read_junit,
+                               read_loads)
+from tests.helpers import REPO_ROOT
 
 DOCTEST_OUTPUT = """\
 [doctest] doctest version is "2.4.11"
@@ -207,6 +212,20 @@ class Collect(unittest.TestCase):
         self.assertEqual(t["loads"], [])
         self.assertEqual(list(res["sections"]), ["7.2", "8.1"])
         json.dumps(res)  # results.json must be writable
+
+    def test_a_kernel_file_with_its_own_tile_size_hears_that_the_section_fixes_it(self):
+        chapter = load_chapter(REPO_ROOT)
+        section = chapter.section("7.4")
+        with tempfile.TemporaryDirectory() as ex:
+            folder = Path(ex) / section.folder
+            folder.mkdir()
+            (folder / section.kernels[0]).write_text("constexpr int TILE_SIZE = 128;\n")
+            res = collect(chapter, [section], [], {}, {}, "1", ex)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                print_summary(res)
+        self.assertIn("advice (7.4, not a failure): your file declares its own TILE_SIZE (128), and your kernel "
+                      "uses it; section 7.4 fixes TILE_SIZE at 256", out.getvalue())
 
     def test_only_selected_sections(self):
         res = collect(self.chapter, self.sections[1:], self.tests, {}, {}, "1", "ex")

@@ -164,7 +164,7 @@ def not_compiled(names):
 def _own_name_advice(chapter, section, exercises):
     """What to know when a kernel file declares one of its section's book names for itself."""
     out = []
-    for kernel in section.kernels or []:
+    for kernel in getattr(section, "kernels", None) or []:
         path = Path(exercises) / section.folder / kernel
         if path.is_file():
             out += own_names.note_for_section(path.read_text(errors="replace"), chapter.defines, section.id)
