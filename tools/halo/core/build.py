@@ -71,23 +71,44 @@ def build_all(toolchain, build_dir):
 
 
 CTEST_PROGRESS = re.compile(r"^\s*(\d+)/(\d+) Test\s+#")
+# "  3/17 Test  #5: 7.4 tiled-1d / correct / x ......***Failed    0.12 sec": a test that did not pass.
+CTEST_FAILED = re.compile(r"^\s*\d+/\d+ Test\s+#\d+: (?P<name>.*?) \.*\s*\*{3}(?:Failed|Exception|Timeout)")
+# What ends the output --output-on-failure prints after a failed test's line.
+CTEST_OWN_LINE = re.compile(r"^\s*(?:\d+/\d+ Test\s+#|Start\s+\d+:|\d+% tests passed)")
 
 
-def run_ctest(toolchain, build_dir, junit=None, env=None, extra=(), progress=None, drop=()):
+def run_ctest(toolchain, build_dir, junit=None, env=None, extra=(), progress=None, drop=(), on_failed=None):
     """Runs CTest quietly (the caller reports from the JUnit file); `progress(done, total)` is
-    called as each test finishes; `drop` names variables of this process's environment that
-    CTest must not see. Returns (exit code, CTest's output)."""
+    called as each test finishes; `on_failed(name, output)` as each failed test finishes, with
+    its output, so that a caller can show a first failure before the last test ends; `drop`
+    names variables of this process's environment that CTest must not see. Returns (exit code,
+    CTest's output)."""
     cmd = [toolchain.ctest, "--test-dir", str(build_dir), "-j", jobs(), "--no-tests=ignore"]
     if junit:
         cmd += ["--output-junit", str(junit)]
+    if on_failed:
+        cmd.append("--output-on-failure")
     cmd += list(extra)
     full_env = {k: v for k, v in os.environ.items() if k not in drop}
     proc = subprocess.Popen(cmd, env=dict(full_env, **(env or {})), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    lines = []
+    lines, failed, output = [], None, []
+
+    def finish_failed():
+        if failed is not None:
+            on_failed(failed, "".join(output))
     for line in proc.stdout:
         lines.append(line)
+        if on_failed and CTEST_OWN_LINE.match(line):
+            finish_failed()
+            m = CTEST_FAILED.match(line)
+            failed, output = (m.group("name").strip(), []) if m else (None, [])
+        elif failed is not None:
+            output.append(line)
         m = CTEST_PROGRESS.match(line)
         if m and progress:
             progress(int(m.group(1)), int(m.group(2)))
+    if on_failed:
+        finish_failed()
+    proc.stdout.close()
     return proc.wait(), "".join(lines)

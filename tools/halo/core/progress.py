@@ -54,6 +54,14 @@ class Progress:
         if self.live:
             self._draw()
 
+    def say(self, text):
+        """Prints `text` (lines of its own) while the progress line goes on below it."""
+        with self._lock:
+            self.stream.write(("\r\033[K" if self.live else "") + text.rstrip("\n") + "\n")
+            self.stream.flush()
+        if self.live:
+            self._draw()
+
     def __enter__(self):
         self._start = self._moved = time.monotonic()
         if not self.live:

@@ -326,7 +326,7 @@ def print_unmeasured(results):
                   f"{'were' if len(found) > 1 else 'was'} {UNMEASURED}: {how}")
 
 
-def print_failures(results):
+def print_failures(results, shown=None):
     """Per section: the compile errors, or every distinct failure, grouped by cause (one entry and
     a count for tests that failed the same way) and most telling first (failure_groups.py); what
     is untouched (a stub, no answer yet) in one line of its own (untouched.py)."""
@@ -353,7 +353,7 @@ def print_failures(results):
                                       untouched.unanswered_file(unanswered[0]["message"]) if unanswered else None)
         if line:
             print(line)
-        _print_groups([t for t in code if t not in stubs])
+        _print_groups([t for t in code if t not in stubs], shown)
         for detail, names in said.items():
             more = f" (and {len(names) - 1} more answers tests: the same cause)" if len(names) > 1 else ""
             print(f"FAILED {names[0]}{more}: {detail}")
@@ -361,12 +361,17 @@ def print_failures(results):
             print(f"not answered yet ({sid}): {', '.join(t['message'].split(':')[0] for t in unanswered)}")
 
 
-def _print_groups(code):
+def _print_groups(code, shown=None):
+    """Each group of failures; the message of the one that holds `shown` (a test whose message
+    was shown as it failed, first_failure.py) is not printed twice."""
     for k, g in enumerate(group([(t["name"], t["message"]) for t in code])):
         more = f" (and {len(g.names) - 1} more test{'s' if len(g.names) > 2 else ''} failing the same way)" \
             if len(g.names) > 1 else ""
         print(f"\n{_colour('FAILED', '31;1')} {g.names[0]}{more}")
-        print("\n".join("    " + line for line in g.message.splitlines()[:25 if k == 0 else 12]))
+        if shown in g.names:
+            print(f"    (the message above, under {shown})")
+        else:
+            print("\n".join("    " + line for line in g.message.splitlines()[:25 if k == 0 else 12]))
         for name in g.names[1:6]:
             print(f"    also: {name}")
         if len(g.names) > 6:

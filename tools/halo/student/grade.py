@@ -11,6 +11,7 @@ from ..core import (answers_phase, build, committed, intake, limits, paths, prog
                     toolchain)
 from ..course.assignment import whole_chapter
 from . import ctest_hooks, record, status
+from .first_failure import FirstFailure
 
 
 def _label_regex(ids):
@@ -169,13 +170,16 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     runnable = [s for s in sections if s.id not in failures]
     label = "running the kernels tests" + (f" (not run: {', '.join(failures)} {'does' if len(failures) == 1 else 'do'} "
                                            "not compile)" if failures else "")
+    shown = None  # the first failure, shown as it came
     if any(s.kernels for s in runnable):
         with progress.Progress(label, idle_note=waiting) as p:
+            first = FirstFailure(p)
             # The course secret is for the answers checker only; the submission's identity too.
             build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
                             extra=["-L", _label_regex([s.id for s in runnable]), "-LE",
                                    "^answers$" if gpu else "^(answers|gpu)$"],
-                            drop=("HALO_COURSE_SECRET", "HALO_STUDENT"))
+                            drop=("HALO_COURSE_SECRET", "HALO_STUDENT"), on_failed=first)
+        shown = first.shown
     elif failures:
         print(f"{label}", flush=True)
     tests = results.read_junit(junit) + results.not_compiled(_expected_tests(root, [s for s in built if s.id in failures]))
@@ -188,7 +192,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
         res["submission"] = notes  # which files were graded and which refused, as grade-class keeps them
     results.save(res, build_dir / "results.json")
     own = record.save_run(root, res)
-    results.print_failures(res)
+    results.print_failures(res, shown=shown)
     results.print_unmeasured(res)
     results.print_summary(res)
     points = _points_line(chapter, assignment, res)
