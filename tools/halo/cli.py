@@ -116,6 +116,9 @@ def _parser():
     b.add_argument("--loop", action="store_true",
                    help="time the student loop (one-line edit to verdict, warm full grade, fresh clone) in a "
                         "temporary copy; writes grade-loop-times.md")
+    b.add_argument("--busy", type=int, default=0, metavar="N",
+                   help="with --loop: N processes keep a core busy each while it measures (a student's browser and "
+                        "editor beside the grader; the issue's load 2 is --busy 2)")
 
     ho = sub.add_parser("handout", help="printable handouts (Markdown, HTML, PDF): student or instructor edition",
                         description="Render a handout per section and, without SECTION, one for the whole chapter, "
@@ -554,7 +557,7 @@ def main(root, argv):
                 sys.exit("halo: --cpu and --loop take no SECTION, and run one at a time")
             if args.loop:
                 from .bench import bench_loop
-                return bench_loop.run(root, output_dir=args.output_dir)
+                return bench_loop.run(root, output_dir=args.output_dir, busy=args.busy)
             from .bench import bench_cpu
             return bench_cpu.run(root, chapter, build_dir=args.build_dir, output_dir=args.output_dir,
                                  runs=args.runs, from_json=args.from_json)

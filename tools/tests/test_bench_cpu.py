@@ -4,7 +4,7 @@ import contextlib
 import io
 import unittest
 
-from halo.bench import bench_cpu, bench_loop
+from halo.bench import bench_cpu, bench_loop, terminal_run
 from halo import cli
 
 
@@ -162,6 +162,33 @@ class CommandLine(unittest.TestCase):
         from .helpers import REPO_ROOT
         with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
             cli.main(REPO_ROOT, ["bench", "--cpu", "7.4"])
+
+
+class TerminalRun(unittest.TestCase):
+    def test_the_marker_is_seen_before_the_exit_and_the_command_is_on_a_terminal(self):
+        code = "import sys; print(sys.stdout.isatty()); print('FAILED x'); sys.exit(3)"
+        seen, total, status, out = terminal_run.run(["python3", "-c", code], ".", "FAILED ")
+        self.assertIsNotNone(seen)
+        self.assertLessEqual(seen, total)
+        self.assertEqual(status, 3)
+        self.assertIn("True", out)  # grade shows its first failure early only on a terminal
+
+    def test_a_marker_never_printed_is_none(self):
+        seen, _total, status, _out = terminal_run.run(["python3", "-c", "print('ok')"], ".", "FAILED ")
+        self.assertIsNone(seen)
+        self.assertEqual(status, 0)
+
+    def test_busy_processes_end_with_the_block(self):
+        with terminal_run.Busy(2) as busy:
+            self.assertEqual([p.poll() for p in busy.procs], [None, None])
+        self.assertTrue(all(p.poll() is not None for p in busy.procs))
+
+    def test_the_breaking_edit_is_one_line_of_the_reference(self):
+        kernel = (bench_loop.Path(__file__).resolve().parents[2] / "solutions" / "7.4-tiled-1d" /
+                  "convolution_1d_tiled.cu").read_text()
+        broken = bench_loop.swap_edit(kernel, to=bench_loop.BREAK_TO)
+        self.assertEqual(len(broken.splitlines()), len(kernel.splitlines()))
+        self.assertIn(bench_loop.BREAK_TO, broken)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,13 @@ In a temporary folder, never touching this checkout's exercises/ or build/:
   (a) a one-line edit of the 7.4 kernel (an equivalent statement, so it still passes), then
       `./workbook grade 7.4`: the edit to its verdict, with the build warm (median of a few);
   (d) an endless loop in the 7.2 kernel (the known-wrong kernel "loop counter never advances"),
-      then `./workbook grade 7.2`: how long the whole section takes to report it.
+      then `./workbook grade 7.2`: how long the whole section takes to report it;
+  (e) a one-line edit that breaks the 7.4 kernel (its tile read one cell off), then
+      `./workbook grade 7.4` on a pseudo-terminal, as a student runs it: until the first failure's
+      message is on the screen (grade shows it as soon as that test ends), and until the verdict.
+
+With --busy N, N processes keep a core busy each for the whole measurement (the issue's "load 2"
+is --busy 2 on the 2-core machine): a student's laptop runs a browser and an editor beside it.
 
 Each is printed with the issue's target and written as Markdown (grade-loop-times.md).
 """
@@ -22,26 +28,31 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0}
+from . import terminal_run
+
+TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
 LABELS = {
     "edit": "(a) one-line edit of the 7.4 kernel to its verdict (`./workbook grade 7.4`, warm build)",
     "warm": "(b) full `./workbook grade`, warm build",
     "fresh": "(c) first `./workbook grade` on a fresh clone (configure and build included)",
     "hang": "(d) an endless loop in the 7.2 kernel to its verdict (`./workbook grade 7.2`, warm build)",
+    "first": "(e) a one-line edit breaking the 7.4 kernel to its first failure's message on the terminal",
+    "broken": "(e) the same edit to the whole section's verdict",
 }
 HANG = ("7.2", "loop counter never advances")
 EDIT_FILE = Path("exercises") / "7.4-tiled-1d" / "convolution_1d_tiled.cu"
 EDIT_FROM = "Pvalue += N_ds[tx + j] * M[j];"
 EDIT_TO = "Pvalue += M[j] * N_ds[tx + j];"  # the same product: float multiplication commutes exactly
 EDIT_REPEATS = 3
+BREAK_TO = "Pvalue += N_ds[tx + j + 1] * M[j];"  # one cell off: wrong values, a read past the tile
 
 
 # ---------------------------------------------------------------- pure logic (unit-tested)
 
-def swap_edit(text, forward=True):
+def swap_edit(text, forward=True, to=EDIT_TO):
     """The kernel text with the one line edited (forward) or edited back; ValueError when the
     line to edit is not there exactly once."""
-    old, new = (EDIT_FROM, EDIT_TO) if forward else (EDIT_TO, EDIT_FROM)
+    old, new = (EDIT_FROM, to) if forward else (to, EDIT_FROM)
     if text.count(old) != 1:
         raise ValueError(f"expected the line `{old}` once in the 7.4 kernel, found it {text.count(old)} times")
     return text.replace(old, new)
@@ -63,7 +74,7 @@ def markdown(data):
         "never decide a test.", "",
         "| step | measured | target | |", "|---|---|---|---|",
     ]
-    for key in ("edit", "warm", "fresh", "hang"):
+    for key in ("edit", "first", "broken", "warm", "fresh", "hang"):
         r = data["steps"].get(key)
         if not r:
             continue
@@ -96,7 +107,28 @@ def fill_from_solutions(root, clone):
                     shutil.copy2(f, clone / "exercises" / folder.name / f.name)
 
 
-def run(root, output_dir=None, keep=False):
+def _first_failure(workbook, clone, log):
+    """(e): the breaking edit, grade 7.4 on a pseudo-terminal, the edit undone."""
+    kernel = clone / EDIT_FILE
+    good = kernel.read_text()
+    kernel.write_text(swap_edit(good, to=BREAK_TO))
+    try:
+        first, total, rc, out = terminal_run.run(workbook + ["grade", "7.4"], clone, "FAILED ")
+    finally:
+        kernel.write_text(good)
+    log.write(f"$ grade 7.4 on a terminal, the kernel broken\n{out}\n[first failure {first} s, {total:.1f} s, "
+              f"exit {rc}]\n\n")
+    failed = 0 if rc == 1 else rc or 1  # it must fail
+    return ({"seconds": first if first is not None else total, "all": [first or total], "rc": 0 if first else 1},
+            {"seconds": total, "all": [total], "rc": failed})
+
+
+def run(root, output_dir=None, keep=False, busy=0):
+    with terminal_run.Busy(busy):
+        return _run(root, output_dir, keep, busy)
+
+
+def _run(root, output_dir, keep, busy):
     root = Path(root)
     out_dir = Path(output_dir) if output_dir else root / "build" / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -139,6 +171,12 @@ def run(root, output_dir=None, keep=False):
                 print(f"    {s:.1f} s{'' if rc == 0 else f', exit {rc}'}", flush=True)
             steps["edit"] = {"seconds": statistics.median(times), "all": times, "rc": max(rcs, key=abs)}
 
+            print("halo: (e) a one-line edit breaking the 7.4 kernel, then ./workbook grade 7.4 on a terminal ...",
+                  flush=True)
+            steps["first"], steps["broken"] = _first_failure(workbook, clone, log)
+            print(f"    first failure shown after {steps['first']['seconds']:.1f} s, verdict after "
+                  f"{steps['broken']['seconds']:.1f} s", flush=True)
+
             print(f"halo: (d) an endless loop in the {HANG[0]} kernel, then ./workbook grade {HANG[0]} ...", flush=True)
             from ..core.chapter_data import load_chapter
             from ..dev import wrong_kernels
@@ -157,6 +195,8 @@ def run(root, output_dir=None, keep=False):
     notes.append(f"Load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in load_before)}; after: "
                  f"{', '.join(f'{x:.2f}' for x in load_after)}. Other work on this {os.cpu_count()}-core machine "
                  "(builds running beside it) is noise in these times.")
+    notes.append(f"{busy} busy process{'' if busy == 1 else 'es'} (one core each) ran beside every step (--busy {busy})."
+                 if busy else "Nothing was started beside the steps (--busy 0).")
     notes.append("Grade runs CTest with one job per core; the build uses Ninja with one job per core.")
     data = {"date": datetime.date.today().isoformat(), "machine": machine(), "commit": commit, "steps": steps,
             "notes": notes}
