@@ -1,14 +1,15 @@
 """Halo workbook tools, in packages by who uses them (tests/test_package_layout.py keeps it so):
 
   core/     what every command stands on: the chapter's data and formulas, answers and variants,
-            results, the toolchain, the build, the sandbox and the kernel validator
+            results, the toolchain, the build, the sandbox and the kernel validator, the
+            chapter's known mistakes (grader/wrong/)
   student/  the student's loop: grade, status, hint, watch, reset, lesson
   course/   the instructor's: releases, assignments, handouts, exports and the Gradescope
             autograder, per-student variant files, grade-class and the gradebook
   site/     the docs site, its figures and heat maps, the diagnostics and GPU pages
   bench/    ./workbook bench: CPU, GPU, the edit loop, the class, the isolation cost
-  dev/      the project's checks of itself: ./workbook check, the red team, known-wrong kernels,
-            the learner corpus
+  dev/      the project's checks of itself: ./workbook check, the red team, the learner corpus
 
-cli.py is the command line. core imports nothing outside core, and no modules import each other.
+cli.py is the command line. core imports nothing outside core, no modules import each other,
+student and course do not import each other, and nothing a user runs imports dev.
 """

@@ -325,7 +325,8 @@ def _chapter(root):
 
 def _internal(root, args):
     from .core import answers, answers_phase, cpp_header
-    from .dev import expect_failure, wrong_kernels
+    from .core import wrong_kernels
+    from .dev import expect_failure
 
     if args.internal == "gpu-sanitizer":
         from .dev import gpu_sanitizer

@@ -29,7 +29,7 @@ _UNSAFE_INCLUDE = re.compile(r'#(?:include_next|import)\b|#include (?![<"][^/<>"
 def wrong_kernels() -> list[Path]:
     """The known-wrong kernels, written out as `./workbook check` builds them."""
     from halo.core.chapter_data import load_chapter
-    from halo.dev import wrong_kernels as wk
+    from halo.core import wrong_kernels as wk
     out_root = scratch_dir("halo-wrong-ir-")
     files = []
     for section in load_chapter(REPO_ROOT).sections:

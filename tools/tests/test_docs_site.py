@@ -518,7 +518,7 @@ class TileFigures2DTest(unittest.TestCase):
 class ErrataTest(unittest.TestCase):
     def test_every_entry_is_confirmed_by_something_the_grader_checks_and_the_names_resolve(self):
         from halo.course import handout
-        from halo.dev import wrong_kernels
+        from halo.core import wrong_kernels
         entries = handout.load_errata(CHAPTER)
         self.assertGreaterEqual(len(entries), 10)
         for e in entries:

@@ -356,7 +356,7 @@ class ContentTest(unittest.TestCase):
             self.assertNotIn("{{", instructor)
 
     def test_common_mistakes_are_the_known_wrong_kernels(self):
-        from halo.dev import wrong_kernels
+        from halo.core import wrong_kernels
         for s in CHAPTER.sections:
             text = handout.render_markdown(CHAPTER, [s.id], "instructor")
             for w in wrong_kernels.load(REPO_ROOT, s):

@@ -521,7 +521,7 @@ class IrLayer(KernelFiles, unittest.TestCase):
     def test_the_known_wrong_kernels_are_clean(self):
         # grader/wrong/*.toml: the common mistakes, one-line changes to the reference kernels,
         # which `./workbook check` builds; validation must let every one through.
-        from halo.dev import wrong_kernels
+        from halo.core import wrong_kernels
         from halo.core.chapter_data import load_chapter
         kernels = []
         for section in load_chapter(REPO_ROOT).sections:

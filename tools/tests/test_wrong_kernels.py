@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 
 from halo.core.chapter_data import load_chapter
-from halo.dev.wrong_kernels import WrongKernel, WrongKernelError, load, write_tree
+from halo.core.wrong_kernels import WrongKernel, WrongKernelError, load, write_tree
 from tests.helpers import REPO_ROOT
 
 FOLDER = "7.2-basic-1d"

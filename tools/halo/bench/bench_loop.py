@@ -181,7 +181,7 @@ def _run(root, output_dir, keep, busy):
 
             print(f"halo: (d) an endless loop in the {HANG[0]} kernel, then ./workbook grade {HANG[0]} ...", flush=True)
             from ..core.chapter_data import load_chapter
-            from ..dev import wrong_kernels
+            from ..core import wrong_kernels
             section = load_chapter(clone).section(HANG[0])
             wrong = next(w for w in wrong_kernels.load(clone, section) if w.name == HANG[1])
             wrong_kernels.write_tree(clone, section, wrong, clone / "exercises" / section.folder)

@@ -28,7 +28,7 @@ if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from halo.course import export_autograder, export_classroom  # noqa: E402
-from halo.dev import wrong_kernels
+from halo.core import wrong_kernels
 from halo.course import variant_answers  # noqa: E402
 from halo.course import assignment as assignments, emulated_limits  # noqa: E402
 from halo.core import committed  # noqa: E402

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from ..core import statuses
-from ..dev import wrong_kernels
+from ..core import wrong_kernels
 from . import variant_answers
 from .class_harness import write_committed_stubs
 

@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 from ..core.chapter_data import load_chapter
-from . import container_base, quoted_output, wrong_kernels
+from . import container_base, quoted_output
+from ..core import wrong_kernels
 
 SECTION = "7.2"
 WORKSPACE = "/workspaces/halo"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import message_keys
-from . import wrong_kernels
+from ..core import wrong_kernels
 from ..core.tomlcompat import load_toml
 
 

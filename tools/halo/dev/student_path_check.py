@@ -22,7 +22,8 @@ from pathlib import Path
 from ..core import toolchain
 from ..core.chapter_data import load_chapter
 from ..course.term_check import course_repo
-from . import quoted_output, wrong_kernels
+from . import quoted_output
+from ..core import wrong_kernels
 
 SECTION = "7.2"
 

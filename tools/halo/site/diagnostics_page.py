@@ -5,7 +5,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from ..dev import wrong_kernels
+from ..core import wrong_kernels
 
 # (heading, what it catches, section, known-wrong kernel's name, or None for the stub)
 SHOWN = [

@@ -1,12 +1,14 @@
 """Known-wrong kernels: grader/wrong/<folder>.toml lists mutations of a section's reference
 solution (one `replace`/`with` change, plus any `[[wrong.also]]` changes that belong to the
-same mistake), with the output the grader must produce when it runs them."""
+same mistake), with the output the grader must produce when it runs them. The chapter's known mistakes, read by
+the course's tools (handouts, the generated class, the autograder's check) and the docs site as much
+as by the project's own check: so they live in core/, which every room stands on."""
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.tomlcompat import load_toml
+from .tomlcompat import load_toml
 
 
 class WrongKernelError(Exception):
