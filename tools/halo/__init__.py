@@ -2,8 +2,9 @@
 
   core/     what every command stands on: the chapter's data and formulas, answers and variants,
             results, the toolchain, the build, the sandbox and the kernel validator, the
-            chapter's known mistakes (grader/wrong/)
-  student/  the student's loop: grade, status, hint, watch, reset, lesson
+            chapter's known mistakes (grader/wrong/), lesson rendering (for the terminal, the
+            handouts and the docs site)
+  student/  the student's loop: grade, status, hint, watch, reset
   course/   the instructor's: releases, assignments, handouts, exports and the Gradescope
             autograder, per-student variant files, grade-class and the gradebook
   site/     the docs site, its figures and heat maps, the diagnostics and GPU pages

@@ -571,7 +571,7 @@ def main(root, argv):
         from .site import docs_site
         return docs_site.run(root, chapter, args.instructor, args.output, args.serve)
     if args.command == "lesson":
-        from .student.lesson import LessonError, for_terminal, render_lesson
+        from .core.lesson import LessonError, for_terminal, render_lesson
         try:
             print(for_terminal(render_lesson(chapter, chapter.section(args.section).id)))
         except (KeyError, LessonError) as e:

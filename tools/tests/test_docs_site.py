@@ -26,7 +26,7 @@ from urllib.parse import urljoin, urlparse
 from halo.site import docs_site, home_page, results_page
 from halo.core import pydeps
 from halo.core.chapter_data import load_chapter
-from halo.student.lesson import render_lesson
+from halo.core.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 from tests.test_handout import html_text, key_problems, leaks, solution_lines
 

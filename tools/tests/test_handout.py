@@ -16,7 +16,7 @@ from pathlib import Path
 from halo.course import handout
 from halo.core import pydeps, regions
 from halo.core.chapter_data import load_chapter
-from halo.student.lesson import render_lesson
+from halo.core.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 CHAPTER = load_chapter(REPO_ROOT)

@@ -5,7 +5,7 @@ import re
 import unittest
 
 from halo.core.chapter_data import load_chapter
-from halo.student.lesson import render_lesson
+from halo.core.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from halo.core.answers import check_question
 from halo.core.chapter_data import load_chapter
-from halo.student.lesson import render_lesson
+from halo.core.lesson import render_lesson
 from tests.helpers import REPO_ROOT
 
 

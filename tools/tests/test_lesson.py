@@ -8,8 +8,8 @@ import unittest
 
 from halo.core import expressions as ex
 from halo.core.chapter_data import load_chapter
-from halo.student import lesson
-from halo.student.lesson import LessonError, lesson_context, render_lesson, render_text
+from halo.core import lesson
+from halo.core.lesson import LessonError, lesson_context, render_lesson, render_text
 from tests.helpers import REPO_ROOT, make_chapter
 
 try:

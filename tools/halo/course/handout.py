@@ -28,7 +28,7 @@ from typing import Callable, Optional
 from ..core import expressions as ex
 from ..core import pydeps, regions
 from ..core import wrong_kernels
-from ..student.lesson import LessonError, lesson_context, lesson_path, render_text
+from ..core.lesson import LessonError, lesson_context, lesson_path, render_text
 from ..core.paths import is_inside
 from ..core.sync import KERNEL_SUFFIXES
 from ..core.tomlcompat import TOMLDecodeError, load_toml

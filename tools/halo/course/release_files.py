@@ -19,7 +19,7 @@ import json
 import re
 
 from ..core import expressions as ex
-from ..student.lesson import PLACEHOLDER
+from ..core.lesson import PLACEHOLDER
 from ..core.tomlcompat import TOMLDecodeError, loads_toml
 from .export_autograder import excluded
 from . import release_readme, release_toml

@@ -13,7 +13,7 @@ them, each a section and the kernel in it.
 import re
 from pathlib import Path
 
-from ..student.lesson import lesson_context, render_text
+from ..core.lesson import lesson_context, render_text
 
 MARKER = re.compile(r"^<!-- quoted: (?P<run>[^>]+?) -->\s*$")
 # run name -> (section, the wrong kernel of grader/wrong/ in it, or None for the reference)

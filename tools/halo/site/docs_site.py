@@ -39,7 +39,7 @@ from . import figures, home_page, results_page
 from .lesson_figures import TILE_2D_FIGURES, TILE_FIGURES, _fmt, tile_2d_figure, tile_figure  # noqa: F401  (the site's API)
 from ..core import pydeps, regions
 from ..course.handout import HandoutError, fence, load_errata, md_text, render_errata_entry, working
-from ..student.lesson import LessonError, lesson_context, render_lesson
+from ..core.lesson import LessonError, lesson_context, render_lesson
 from ..core.paths import is_inside
 from ..core.sync import KERNEL_SUFFIXES
 

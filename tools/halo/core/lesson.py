@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core import expressions as ex
-from ..core.chapter_data import Chapter
+from . import expressions as ex
+from .chapter_data import Chapter
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 PLACEHOLDER = re.compile(r"\{\{[ \t]*(?P<path>" + _NAME + r"(?:\." + _NAME + r")*)[ \t]*\}\}")
