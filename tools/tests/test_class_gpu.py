@@ -1,0 +1,145 @@
+"""The GPU step of a class (course/class_gpu.py) without a GPU: which students it takes, how
+--collect merges its results into the gradebook (confirmed: unchanged; a disagreement: flagged,
+the CPU's points kept), that without a GPU it grades nothing and fails, and the Slurm GPU array
+between the shards and the collect step (against a stand-in sbatch)."""
+import csv
+import io
+import json
+import os
+import stat
+import unittest
+from unittest import mock
+
+from halo.core.chapter_data import load_chapter
+from halo.course import assignment, class_gpu, class_slurm, grade_class
+
+from .helpers import REPO_ROOT, scratch_dir
+from .test_class_shards import _subs
+from .test_grade_class import _results
+
+
+def _gpu_results(failed=0, total=3):
+    return {"tests": [{"name": f"gpu: 7.2 basic-1d / correct / t{k}", "status": "failed" if k < failed else "passed"}
+                      for k in range(total)]}
+
+
+class Merge(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.chapter = load_chapter(REPO_ROOT)
+        cls.assignment = assignment.Assignment("a", "A", [cls.chapter.section("7.2")])
+
+    def _class(self, gpu):
+        """OUT with alice passed on the CPU and, as `gpu` says, a GPU step: None (none ran),
+        a results dict, or "error" (the step's own failure)."""
+        out = scratch_dir()
+        home = out / "work" / "students" / "alice"
+        home.mkdir(parents=True)
+        (home / "results.json").write_text(json.dumps(_results(15)))
+        (home / "submission.txt").write_text("graded: 7.2-basic-1d/kernel.cu\n")
+        (home / "fingerprint").write_text("cpu-1\n")
+        if gpu is not None:
+            (home / "gpu").mkdir()
+            if gpu == "error":
+                (home / "gpu" / "error.txt").write_text("RuntimeError: out of GPU memory\n")
+            else:
+                (home / "gpu" / "results.json").write_text(json.dumps(gpu))
+            (home / "gpu" / "fingerprint").write_text("cpu-1\n")
+        return out, home
+
+    def _row(self, out):
+        with mock.patch("sys.stderr"), mock.patch("sys.stdout"):
+            grade_class._collect(REPO_ROOT, self.chapter, self.assignment, _subs(["alice"]), out / "work", out)
+        return {r[0]: r for r in csv.reader((out / "gradebook.csv").read_text().splitlines())}["alice"]
+
+    def test_no_gpu_step_and_a_confirming_one_leave_the_row_as_the_cpu_wrote_it(self):
+        cpu_only = self._row(self._class(None)[0])
+        self.assertEqual(cpu_only[-1], "graded")
+        self.assertEqual(self._row(self._class(_gpu_results())[0]), cpu_only)
+
+    def test_a_gpu_failure_is_flagged_and_the_points_kept(self):
+        cpu_only = self._row(self._class(None)[0])
+        row = self._row(self._class(_gpu_results(failed=2))[0])
+        self.assertEqual(row[1:-1], cpu_only[1:-1])
+        self.assertEqual(row[-1], "graded; GPU disagrees: 7.2 basic-1d / correct / t0 failed on the GPU and 1 more")
+
+    def test_a_gpu_step_that_ran_no_gpu_test_or_failed_itself_is_flagged(self):
+        self.assertEqual(self._row(self._class({"tests": [{"name": "7.2 basic-1d / correct / t0",
+                                                           "status": "passed"}]})[0])[-1],
+                         "graded; GPU disagrees: no GPU test ran")
+        self.assertEqual(self._row(self._class("error")[0])[-1],
+                         "graded; GPU step failed: RuntimeError: out of GPU memory")
+
+    def test_a_gpu_step_of_an_earlier_cpu_grade_is_not_merged(self):
+        out, home = self._class(_gpu_results(failed=1))
+        (home / "fingerprint").write_text("cpu-2\n")  # regraded on the CPU since
+        self.assertEqual(self._row(out)[-1], "graded")
+
+    def test_only_a_finished_passed_cpu_grade_goes_to_the_gpu(self):
+        out, home = self._class(None)
+        self.assertEqual(class_gpu.passed_on_cpu(home), "cpu-1")
+        (home / "results.json").write_text(json.dumps(_results(14)))
+        self.assertIsNone(class_gpu.passed_on_cpu(home))
+        (home / "results.json").write_text(json.dumps(_results(15)))
+        (home / "fingerprint").unlink()  # stopped half-way
+        self.assertIsNone(class_gpu.passed_on_cpu(home))
+
+
+class WithoutAGpu(unittest.TestCase):
+    def test_it_says_so_grades_nothing_and_fails(self):
+        out = scratch_dir()
+        err = io.StringIO()
+        with mock.patch("halo.bench.bench_gpu.has_cuda_device", return_value=False), \
+                mock.patch("halo.student.grade.run") as grade, mock.patch("sys.stderr", err):
+            status = class_gpu.run(REPO_ROOT, load_chapter(REPO_ROOT), str(out / "subs"), out)
+        self.assertEqual(status, 2)
+        grade.assert_not_called()
+        self.assertIn("needs an NVIDIA GPU", err.getvalue())
+        self.assertIn("nothing was graded on the GPU", err.getvalue())
+
+
+class GpuArray(unittest.TestCase):
+    def setUp(self):
+        self.dir = scratch_dir()
+
+    def test_no_gpu_array_unless_asked(self):
+        s = class_slurm.settings(REPO_ROOT, None, {"shards": 4}, 20)
+        names = [p.name for p in class_slurm.write(REPO_ROOT, self.dir / "out", ["subs"], "conv1d", s)]
+        self.assertEqual(names, ["harness.sh", "shards.sh", "collect.sh"])
+
+    def test_the_course_file_sizes_the_gpu_array_and_names_its_partition(self):
+        course = self.dir / "course.toml"
+        course.write_text('[slurm]\ngpu_tasks = 3\ngpu_partition = "gpu"\ngpu_time = "02:00:00"\n')
+        s = class_slurm.settings(REPO_ROOT, course, {}, 20)
+        self.assertEqual((s["gpu_tasks"], s["gpu_partition"], s["gpu_time"]), (3, "gpu", "02:00:00"))
+        self.assertEqual(class_slurm.settings(REPO_ROOT, course, {"gpu_tasks": 50}, 20)["gpu_tasks"], 20)
+
+    def test_a_gpu_array_after_the_shards_and_the_collect_after_it(self):
+        s = class_slurm.settings(REPO_ROOT, None, {"shards": 4, "throttle": 2, "account": "cs101", "cpus": 3,
+                                                   "partition": "cpu", "time": "1:00:00", "gpu_tasks": 2,
+                                                   "gpu_partition": "a100"}, 20)
+        paths = class_slurm.write(REPO_ROOT, self.dir / "out", ["subs", "--out", "o"], "conv1d", s)
+        self.assertEqual([p.name for p in paths], ["harness.sh", "shards.sh", "gpu.sh", "collect.sh"])
+        shards, gpu = paths[1].read_text(), paths[2].read_text()
+        self.assertNotIn("gres", shards)
+        for line in ("#SBATCH --gres=gpu:1", "#SBATCH --array=1-2", "#SBATCH --partition=a100",
+                     "#SBATCH --account=cs101", "#SBATCH --time=1:00:00", "#SBATCH --cpus-per-task=3"):
+            self.assertIn(line + "\n", gpu)
+        self.assertNotIn("--partition=cpu", gpu)
+        self.assertIn('grade-class subs --out o --gpu --shard "$SLURM_ARRAY_TASK_ID/2"', gpu)
+        bin_dir = self.dir / "bin"
+        bin_dir.mkdir()
+        fake = bin_dir / "sbatch"
+        fake.write_text(f'#!/bin/sh\necho "$@" >> {self.dir}/calls\nn=$(wc -l < {self.dir}/calls)\necho $((100+n))\n')
+        fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        self.assertEqual(class_slurm.submit(paths, env), ["101", "102", "103", "104"])
+        calls = (self.dir / "calls").read_text().splitlines()
+        self.assertIn("--dependency=afterok:102", calls[2])
+        self.assertTrue(calls[2].endswith("gpu.sh"))
+        self.assertIn("--dependency=afterok:103", calls[3])
+        self.assertTrue(calls[3].endswith("collect.sh"))
+
+
+if __name__ == "__main__":
+    unittest.main()
