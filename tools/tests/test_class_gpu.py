@@ -23,29 +23,30 @@ def _gpu_results(failed=0, total=3):
                       for k in range(total)]}
 
 
+def _stored_class(gpu):
+    """OUT with alice passed on the CPU and, as `gpu` says, a GPU step: None (none ran),
+    a results dict, or "error" (the step's own failure)."""
+    out = scratch_dir()
+    home = out / "work" / "students" / "alice"
+    home.mkdir(parents=True)
+    (home / "results.json").write_text(json.dumps(_results(15)))
+    (home / "submission.txt").write_text("graded: 7.2-basic-1d/kernel.cu\n")
+    (home / "fingerprint").write_text("cpu-1\n")
+    if gpu is not None:
+        (home / "gpu").mkdir()
+        if gpu == "error":
+            (home / "gpu" / "error.txt").write_text("RuntimeError: out of GPU memory\n")
+        else:
+            (home / "gpu" / "results.json").write_text(json.dumps(gpu))
+        (home / "gpu" / "fingerprint").write_text("cpu-1\n")
+    return out, home
+
+
 class Merge(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.chapter = load_chapter(REPO_ROOT)
         cls.assignment = assignment.Assignment("a", "A", [cls.chapter.section("7.2")])
-
-    def _class(self, gpu):
-        """OUT with alice passed on the CPU and, as `gpu` says, a GPU step: None (none ran),
-        a results dict, or "error" (the step's own failure)."""
-        out = scratch_dir()
-        home = out / "work" / "students" / "alice"
-        home.mkdir(parents=True)
-        (home / "results.json").write_text(json.dumps(_results(15)))
-        (home / "submission.txt").write_text("graded: 7.2-basic-1d/kernel.cu\n")
-        (home / "fingerprint").write_text("cpu-1\n")
-        if gpu is not None:
-            (home / "gpu").mkdir()
-            if gpu == "error":
-                (home / "gpu" / "error.txt").write_text("RuntimeError: out of GPU memory\n")
-            else:
-                (home / "gpu" / "results.json").write_text(json.dumps(gpu))
-            (home / "gpu" / "fingerprint").write_text("cpu-1\n")
-        return out, home
 
     def _row(self, out):
         with mock.patch("sys.stderr"), mock.patch("sys.stdout"):
@@ -53,36 +54,75 @@ class Merge(unittest.TestCase):
         return {r[0]: r for r in csv.reader((out / "gradebook.csv").read_text().splitlines())}["alice"]
 
     def test_no_gpu_step_and_a_confirming_one_leave_the_row_as_the_cpu_wrote_it(self):
-        cpu_only = self._row(self._class(None)[0])
+        cpu_only = self._row(_stored_class(None)[0])
         self.assertEqual(cpu_only[-1], "graded")
-        self.assertEqual(self._row(self._class(_gpu_results())[0]), cpu_only)
+        self.assertEqual(self._row(_stored_class(_gpu_results())[0]), cpu_only)
 
     def test_a_gpu_failure_is_flagged_and_the_points_kept(self):
-        cpu_only = self._row(self._class(None)[0])
-        row = self._row(self._class(_gpu_results(failed=2))[0])
+        cpu_only = self._row(_stored_class(None)[0])
+        row = self._row(_stored_class(_gpu_results(failed=2))[0])
         self.assertEqual(row[1:-1], cpu_only[1:-1])
         self.assertEqual(row[-1], "graded; GPU disagrees: 7.2 basic-1d / correct / t0 failed on the GPU and 1 more")
 
     def test_a_gpu_step_that_ran_no_gpu_test_or_failed_itself_is_flagged(self):
-        self.assertEqual(self._row(self._class({"tests": [{"name": "7.2 basic-1d / correct / t0",
+        self.assertEqual(self._row(_stored_class({"tests": [{"name": "7.2 basic-1d / correct / t0",
                                                            "status": "passed"}]})[0])[-1],
                          "graded; GPU disagrees: no GPU test ran")
-        self.assertEqual(self._row(self._class("error")[0])[-1],
+        self.assertEqual(self._row(_stored_class("error")[0])[-1],
                          "graded; GPU step failed: RuntimeError: out of GPU memory")
 
     def test_a_gpu_step_of_an_earlier_cpu_grade_is_not_merged(self):
-        out, home = self._class(_gpu_results(failed=1))
+        out, home = _stored_class(_gpu_results(failed=1))
         (home / "fingerprint").write_text("cpu-2\n")  # regraded on the CPU since
         self.assertEqual(self._row(out)[-1], "graded")
 
     def test_only_a_finished_passed_cpu_grade_goes_to_the_gpu(self):
-        out, home = self._class(None)
+        out, home = _stored_class(None)
         self.assertEqual(class_gpu.passed_on_cpu(home), "cpu-1")
         (home / "results.json").write_text(json.dumps(_results(14)))
         self.assertIsNone(class_gpu.passed_on_cpu(home))
         (home / "results.json").write_text(json.dumps(_results(15)))
         (home / "fingerprint").unlink()  # stopped half-way
         self.assertIsNone(class_gpu.passed_on_cpu(home))
+
+
+class GradeStudent(unittest.TestCase):
+    """_grade_student with student/grade.py stood in for: what it writes, from what grade wrote."""
+
+    def setUp(self):
+        self.out, self.home = _stored_class(None)
+        self.build = self.out / "work" / "gpu-build" / "all"
+
+    def _grade(self, writes, status=0):
+        def fake(root, chapter, selected, exercises=None, build_dir=None, gpu=False, **kw):
+            self.assertTrue(gpu)
+            self.assertEqual(exercises, self.home / "exercises")
+            if isinstance(writes, Exception):
+                raise writes
+            build_dir.mkdir(parents=True, exist_ok=True)
+            if writes is not None:
+                (build_dir / "results.json").write_text(json.dumps(writes))
+            return status
+        with mock.patch("halo.student.grade.run", side_effect=fake) as grade:
+            line = class_gpu._grade_student(REPO_ROOT, None, None, "alice", self.home, self.build)
+        return line, grade.call_count
+
+    def test_the_verdict_is_the_results_not_the_exit_status(self):
+        line, calls = self._grade(_gpu_results(), status=1)
+        self.assertEqual((line, calls), ("alice: passed on the CPU", 1))
+        self.assertEqual(self._grade(_gpu_results(failed=1)), ("alice: resumed (already graded on the GPU)", 0))
+
+    def test_no_results_or_the_graders_failure_is_kept_as_the_students_gpu_error(self):
+        line, _ = self._grade(None, status=0)
+        self.assertEqual(line, "alice: passed on the CPU; GPU step failed: the GPU grade wrote no results "
+                               "(exit status 0)")
+        (self.home / "gpu" / "fingerprint").unlink()
+        line, _ = self._grade(OSError("disk full"))
+        self.assertEqual(line, "alice: passed on the CPU; GPU step failed: OSError: disk full")
+
+    def test_a_student_who_failed_on_the_cpu_is_not_graded_on_the_gpu(self):
+        (self.home / "results.json").write_text(json.dumps(_results(3)))
+        self.assertEqual(self._grade(_gpu_results()), ("alice: not passed on the CPU, not graded on the GPU", 0))
 
 
 class WithoutAGpu(unittest.TestCase):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from . import class_shards
 
 FOLDER = "gpu"           # in a student's folder: results.json, fingerprint (the CPU's), error.txt
 RESULTS = "results.json"  # the GPU grade's, as student/grade.py wrote it
+ERROR = "error.txt"      # the GPU step's own failure on a student
 GPU_TEST = "gpu: "       # how the names of the GPU suite's tests begin (grader/cmake/HaloSections.cmake)
 
 
@@ -76,14 +76,29 @@ def merged_status(state, home):
     if (gpu / RESULTS).is_file():
         why = verdict(json.loads((gpu / RESULTS).read_text()))
     else:
-        why = "GPU step failed: " + ((gpu / "error.txt").read_text().strip() if (gpu / "error.txt").is_file()
-                                     else "no results")
+        why = "GPU step failed: " + ((gpu / ERROR).read_text().strip() if (gpu / ERROR).is_file() else "no results")
     return state if why is None else f"{state}; {why}"
 
 
-def _grade_on_gpu(root, chapter, assignment, student, home):
-    """Grades one student's laid-over exercises with the GPU suite; writes home/gpu/. Returns the
-    line to print."""
+def grade_on_gpu(root, chapter, assignment, student, exercises, build):
+    """(GPU results or None, the grader's error or None) of one submission's exercises, graded by
+    student/grade.py with the GPU suite in `build`, a folder kept from student to student (as a
+    student's own grades keep build/grade: only what changed is built again)."""
+    from ..student import grade
+    try:
+        status = grade.run(root, chapter, [], exercises=exercises, build_dir=build, gpu=True, student=student,
+                           assignment=assignment)
+    except Exception as e:  # the grader's own failure: this student is flagged, the class goes on
+        return None, f"{type(e).__name__}: {e}"
+    # The verdict comes from the results the grader wrote (grade discards them first), never from
+    # the exit status, which only says whether everything passed.
+    if (build / RESULTS).is_file():
+        return json.loads((build / RESULTS).read_text()), None
+    return None, f"the GPU grade wrote no results (exit status {status})"
+
+
+def _grade_student(root, chapter, assignment, student, home, build):
+    """The GPU step of one student, under their lock; the line to print."""
     gpu = home / FOLDER
     with class_shards.locked(home.with_name(f".{student}.gpu.lock")):
         cpu_mark = passed_on_cpu(home)
@@ -91,23 +106,15 @@ def _grade_on_gpu(root, chapter, assignment, student, home):
             return f"{student}: not passed on the CPU, not graded on the GPU"
         if (gpu / "fingerprint").is_file() and (gpu / "fingerprint").read_text().strip() == cpu_mark:
             return f"{student}: resumed (already graded on the GPU)"
-        results_file.discard(gpu / "fingerprint", gpu / "results.json", gpu / "error.txt")
+        results_file.discard(gpu / "fingerprint", gpu / RESULTS, gpu / ERROR)
         gpu.mkdir(parents=True, exist_ok=True)
-        build = home / "gpu-build"
-        from ..student import grade
-        try:
-            grade.run(root, chapter, [], exercises=home / "exercises", build_dir=build, gpu=True,
-                      student=student, assignment=assignment)
-        except Exception as e:  # the grader's own failure: this student is flagged, the class goes on
-            results_file.write_atomically(gpu / "error.txt", f"{type(e).__name__}: {e}\n")
-        # The verdict comes from the results the grader wrote, never from grade's exit status.
-        if (build / "results.json").is_file():
-            shutil.copyfile(build / "results.json", gpu / "results.json")
-        elif not (gpu / "error.txt").is_file():
-            results_file.write_atomically(gpu / "error.txt", "the GPU grade wrote no results\n")
-        shutil.rmtree(build, ignore_errors=True)  # a whole build per student: only its results are kept
+        res, error = grade_on_gpu(root, chapter, assignment, student, home / "exercises", build)
+        if res is not None:
+            results_file.save(res, gpu / RESULTS)
+        else:
+            results_file.write_atomically(gpu / ERROR, error + "\n")
         (gpu / "fingerprint").write_text(cpu_mark + "\n")  # last: a GPU fingerprint has its whole result
-        return f"{student}: {merged_status('CPU passed', home)}"
+        return f"{student}: {merged_status('passed on the CPU', home)}"
 
 
 def run(root, chapter, submissions, out=None, assignment_name=None, course=None, shard=None):
@@ -137,7 +144,9 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     part = f" (GPU shard {shard[0]} of {shard[1]})" if shard else ""
     print(f"grade-class --gpu: {len(picked)} submissions{part}; those that passed on the CPU are graded on the GPU",
           flush=True)
-    for sub in picked:
-        print(_grade_on_gpu(root, chapter, assignment, sub.student, out / "work" / "students" / sub.student),
-              flush=True)
+    build = out / "work" / "gpu-build" / (f"shard-{shard[0]}-of-{shard[1]}" if shard else "all")
+    with class_shards.locked(build.with_name(build.name + ".lock")):  # one GPU task per build folder
+        for sub in picked:
+            print(_grade_student(root, chapter, assignment, sub.student, out / "work" / "students" / sub.student,
+                                 build), flush=True)
     return 0
