@@ -116,7 +116,10 @@ def _parser():
                    help="what the sandbox costs: the reference tree graded with and without it, cold and warm")
     b.add_argument("--class", dest="class_", action="store_true",
                    help="grade-class on a generated class of 20 (7.2 and 7.4) and on copies of the reference (every "
-                        "section), cold and warm: seconds per submission and the projection for 200")
+                        "section), cold and warm: seconds per submission and the projection for 200; then, on a "
+                        "machine with an NVIDIA GPU, the GPU step (grade-class --gpu) per submission")
+    b.add_argument("--gpu-only", action="store_true",
+                   help="with --class: only the GPU step (on a GPU machine; fails when it has none)")
     b.add_argument("--collect", action="store_true",
                    help="grade-class --collect over 10,000 synthetic students made from the graded class of 20: "
                         "wall time and peak memory (writes --output when given)")
@@ -547,9 +550,11 @@ def main(root, argv):
                 sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
             from .bench import bench_checks
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        if args.gpu_only and not args.class_:
+            sys.exit("halo: --gpu-only goes with --class (bench --class --gpu-only)")
         if args.class_:
             from .bench import bench_class
-            return bench_class.run(root, chapter, out=args.output)
+            return bench_class.run(root, chapter, out=args.output, gpu_only=args.gpu_only)
         if args.collect:
             from .bench import bench_collect
             return bench_collect.run(root, chapter, out=args.output)

@@ -11,6 +11,7 @@ import unittest
 from unittest import mock
 
 from halo.core.chapter_data import load_chapter
+from halo.bench import bench_class_gpu, bench_gpu
 from halo.course import assignment, class_gpu, class_slurm, grade_class
 
 from .helpers import REPO_ROOT, scratch_dir
@@ -136,6 +137,33 @@ class WithoutAGpu(unittest.TestCase):
         grade.assert_not_called()
         self.assertIn("needs an NVIDIA GPU", err.getvalue())
         self.assertIn("nothing was graded on the GPU", err.getvalue())
+
+
+class BenchGpuStep(unittest.TestCase):
+    """bench --class's GPU step (bench_class_gpu.py) with grade_on_gpu stood in for."""
+
+    def _measure(self, gpu, results=None):
+        work = scratch_dir()
+        grade = mock.Mock(return_value=(results, None))
+        with mock.patch.object(class_gpu, "missing_gpu", return_value=None if gpu else "no GPU here"), \
+                mock.patch.object(class_gpu, "grade_on_gpu", grade), \
+                mock.patch.object(bench_gpu, "_smi_query", return_value="NVIDIA H100 80GB HBM3"):
+            return bench_class_gpu.measure(REPO_ROOT, load_chapter(REPO_ROOT), work), grade
+
+    def test_without_a_gpu_it_says_the_gpu_step_was_not_measured(self):
+        (lines, measured, ok), grade = self._measure(False)
+        self.assertEqual((lines, measured, ok),
+                         (["The GPU step (`grade-class --gpu`) was not measured: no GPU here."], False, True))
+        grade.assert_not_called()
+
+    def test_with_a_gpu_each_copy_of_the_reference_is_timed_in_one_build_folder(self):
+        (lines, measured, ok), grade = self._measure(True, _gpu_results())
+        self.assertEqual((measured, ok, grade.call_count), (True, True, bench_class_gpu.COPIES))
+        self.assertEqual(len({c.args[5] for c in grade.call_args_list}), 1)
+        self.assertRegex(lines[0], r"on NVIDIA H100 80GB HBM3: \d+ s for the first submission .* \d+ s for each after")
+        (lines, measured, ok), _ = self._measure(True, _gpu_results(failed=1))
+        self.assertFalse(ok)
+        self.assertIn("Not confirmed on the GPU: reference-1: GPU disagrees", lines[1])
 
 
 class GpuArray(unittest.TestCase):
