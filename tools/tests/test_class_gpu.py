@@ -2,20 +2,17 @@
 --collect merges its results into the gradebook (confirmed: unchanged; a disagreement: flagged,
 the CPU's points kept), that without a GPU it grades nothing and fails, and the Slurm GPU array
 between the shards and the collect step (against a stand-in sbatch)."""
-import csv
 import io
 import json
-import os
-import stat
 import unittest
 from unittest import mock
 
 from halo.core.chapter_data import load_chapter
 from halo.bench import bench_class_gpu, bench_gpu
-from halo.course import assignment, class_gpu, class_slurm, grade_class
+from halo.course import class_gpu, class_slurm
 
 from .helpers import REPO_ROOT, scratch_dir
-from .test_class_shards import _subs
+from .test_class_shards import CollectsStored, fake_sbatch
 from .test_grade_class import _results
 
 
@@ -43,16 +40,9 @@ def _stored_class(gpu):
     return out, home
 
 
-class Merge(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.chapter = load_chapter(REPO_ROOT)
-        cls.assignment = assignment.Assignment("a", "A", [cls.chapter.section("7.2")])
-
+class Merge(CollectsStored, unittest.TestCase):
     def _row(self, out):
-        with mock.patch("sys.stderr"), mock.patch("sys.stdout"):
-            grade_class._collect(REPO_ROOT, self.chapter, self.assignment, _subs(["alice"]), out / "work", out)
-        return {r[0]: r for r in csv.reader((out / "gradebook.csv").read_text().splitlines())}["alice"]
+        return self._collect(out, ["alice"])[1]["alice"]
 
     def test_no_gpu_step_and_a_confirming_one_leave_the_row_as_the_cpu_wrote_it(self):
         cpu_only = self._row(_stored_class(None)[0])
@@ -195,13 +185,7 @@ class GpuArray(unittest.TestCase):
             self.assertIn(line + "\n", gpu)
         self.assertNotIn("--partition=cpu", gpu)
         self.assertIn('grade-class subs --out o --gpu --shard "$SLURM_ARRAY_TASK_ID/2"', gpu)
-        bin_dir = self.dir / "bin"
-        bin_dir.mkdir()
-        fake = bin_dir / "sbatch"
-        fake.write_text(f'#!/bin/sh\necho "$@" >> {self.dir}/calls\nn=$(wc -l < {self.dir}/calls)\necho $((100+n))\n')
-        fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
-        self.assertEqual(class_slurm.submit(paths, env), ["101", "102", "103", "104"])
+        self.assertEqual(class_slurm.submit(paths, fake_sbatch(self.dir)), ["101", "102", "103", "104"])
         calls = (self.dir / "calls").read_text().splitlines()
         self.assertIn("--dependency=afterok:102", calls[2])
         self.assertTrue(calls[2].endswith("gpu.sh"))
