@@ -38,6 +38,8 @@ def _parser():
     gc.add_argument("--collect", action="store_true", help="write the gradebook, feedback and report from the "
                                                            "results every shard stored; names who has none")
     gc.add_argument("--harness", action="store_true", help="only build the grading harness (a cluster's first job)")
+    gc.add_argument("--gpu", action="store_true", help="the GPU step: grade again, on this machine's NVIDIA GPU, the "
+                                                       "submissions that passed on the CPU (with --shard: of that part)")
     gc.add_argument("--hand-back", action="store_true",
                     help="also commit each student's feedback into their Classroom clone as FEEDBACK-<assignment>.md "
                          "(not pushed; a file already there is kept aside)")
@@ -52,9 +54,14 @@ def _parser():
     for name, kind, what in (("shards", int, "the array's size (default: one per 25 submissions)"),
                              ("throttle", int, "shards running at once (the array's %%; default: all)"),
                              ("cpus", int, "CPUs per job (default: 2)"), ("partition", str, "the partition"),
-                             ("account", str, "the account to charge"), ("time", str, "each job's time limit")):
-        gc.add_argument(f"--{name}", type=kind, metavar=name.upper(),
-                        help=f"with --slurm: {what}; else [slurm] {name} of the course file")
+                             ("account", str, "the account to charge"), ("time", str, "each job's time limit"),
+                             ("gpu-tasks", int, "also a GPU array of this many tasks (--gres=gpu:1 each), after "
+                                                "the shards and before collect"),
+                             ("gpu-partition", str, "the GPU array's partition"),
+                             ("gpu-account", str, "the GPU array's account (default: --account)"),
+                             ("gpu-time", str, "each GPU task's time limit (default: --time)")):
+        gc.add_argument(f"--{name}", type=kind, metavar=name.upper().replace("-", "_"),
+                        help=f"with --slurm: {what}; else [slurm] {name.replace('-', '_')} of the course file")
 
     sub.add_parser("setup", help="install what grade and check build with (clang, CMake, Ninja, Boost.Context, "
                    "doctest, bubblewrap) and build nothing; the Dev Container's image runs it")
@@ -109,7 +116,10 @@ def _parser():
                    help="what the sandbox costs: the reference tree graded with and without it, cold and warm")
     b.add_argument("--class", dest="class_", action="store_true",
                    help="grade-class on a generated class of 20 (7.2 and 7.4) and on copies of the reference (every "
-                        "section), cold and warm: seconds per submission and the projection for 200")
+                        "section), cold and warm: seconds per submission and the projection for 200; then, on a "
+                        "machine with an NVIDIA GPU, the GPU step (grade-class --gpu) per submission")
+    b.add_argument("--gpu-only", action="store_true",
+                   help="with --class: only the GPU step (on a GPU machine; fails when it has none)")
     b.add_argument("--collect", action="store_true",
                    help="grade-class --collect over 10,000 synthetic students made from the graded class of 20: "
                         "wall time and peak memory (writes --output when given)")
@@ -544,9 +554,11 @@ def main(root, argv):
                 sys.exit("halo: --checks measures the CPU backend of every section; it takes no SECTION")
             from .bench import bench_checks
             return bench_checks.run(root, chapter, repeats=args.repeats, out=args.output)
+        if args.gpu_only and not args.class_:
+            sys.exit("halo: --gpu-only goes with --class (bench --class --gpu-only)")
         if args.class_:
             from .bench import bench_class
-            return bench_class.run(root, chapter, out=args.output)
+            return bench_class.run(root, chapter, out=args.output, gpu_only=args.gpu_only)
         if args.collect:
             from .bench import bench_collect
             return bench_collect.run(root, chapter, out=args.output)
@@ -605,13 +617,17 @@ def main(root, argv):
             k8s = {"image": args.image, "claim": args.claim} if args.k8s else None
             return class_slurm.run(root, chapter, args.submissions, args.out, args.assignment, args.course, options,
                                    args.submit, k8s)
-        modes = [m for m in ("shard", "collect", "harness", "submit") if getattr(args, m)]
-        if len(modes) > 1 or "submit" in modes:
-            sys.exit("halo: grade-class takes one of --shard, --collect and --harness; --submit goes with --slurm")
+        modes = [m for m in ("shard", "collect", "harness", "submit", "gpu") if getattr(args, m)]
+        if (len(modes) > 1 and modes != ["shard", "gpu"]) or "submit" in modes:
+            sys.exit("halo: grade-class takes one of --shard, --collect, --harness and --gpu (--gpu may take a "
+                     "--shard); --submit goes with --slurm")
         try:
             shard = class_shards.parse(args.shard) if args.shard else None
         except class_shards.ShardError as e:
             sys.exit(f"halo: {e}")
+        if args.gpu:
+            from .course import class_gpu
+            return class_gpu.run(root, chapter, args.submissions, args.out, args.assignment, args.course, shard)
         return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
                                args.fresh, shard=shard, collect=args.collect, harness_only=args.harness,
                                give_back=args.hand_back)

@@ -52,11 +52,21 @@ class Shards(unittest.TestCase):
         self.assertEqual((inside.strip(), after.strip()), ("held", "free"))
 
 
-class Collect(unittest.TestCase):
+class CollectsStored:
+    """--collect of an assignment of 7.2 over stored results (test_class_gpu.py's merge too)."""
+
     @classmethod
     def setUpClass(cls):
         cls.chapter = load_chapter(REPO_ROOT)
         cls.assignment = assignment.Assignment("a", "A", [cls.chapter.section("7.2")])
+
+    def _collect(self, out, names):
+        with mock.patch("sys.stderr"), mock.patch("sys.stdout"):
+            status = grade_class._collect(REPO_ROOT, self.chapter, self.assignment, _subs(names), out / "work", out)
+        return status, {r[0]: r for r in csv.reader((out / "gradebook.csv").read_text().splitlines())}
+
+
+class Collect(CollectsStored, unittest.TestCase):
 
     def _class(self, graded):
         """OUT with stored results for the students in `graded` ({student: tests passed})."""
@@ -69,11 +79,6 @@ class Collect(unittest.TestCase):
             (home / grade_class.SECONDS).write_text("4.0\n")
             (home / "fingerprint").write_text("f\n")
         return out
-
-    def _collect(self, out, names):
-        with mock.patch("sys.stderr"), mock.patch("sys.stdout"):
-            status = grade_class._collect(REPO_ROOT, self.chapter, self.assignment, _subs(names), out / "work", out)
-        return status, {r[0]: r for r in csv.reader((out / "gradebook.csv").read_text().splitlines())}
 
     def test_every_student_stored_is_in_the_gradebook(self):
         out = self._class({"alice": 15, "bob": 14})
@@ -118,6 +123,17 @@ class Collect(unittest.TestCase):
         self.assertEqual((status, rows["alice"][-1]), (0, "error: OSError: disk full"))
 
 
+def fake_sbatch(folder):
+    """The environment of a stand-in sbatch on PATH that records its arguments in folder/calls
+    and answers job IDs 101, 102, ... in turn."""
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "sbatch"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {folder}/calls\nn=$(wc -l < {folder}/calls)\necho $((100+n))\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    return dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+
+
 class SlurmScripts(unittest.TestCase):
     def setUp(self):
         self.dir = scratch_dir()
@@ -148,14 +164,7 @@ class SlurmScripts(unittest.TestCase):
         self.assertIn("#SBATCH --cpus-per-task=3", shards)
         self.assertIn("#SBATCH --account=cs101", collect)
         self.assertIn("--collect", collect)
-        # A stand-in sbatch on PATH records its arguments and answers job IDs 101, 102, 103.
-        bin_dir = self.dir / "bin"
-        bin_dir.mkdir()
-        fake = bin_dir / "sbatch"
-        fake.write_text(f'#!/bin/sh\necho "$@" >> {self.dir}/calls\nn=$(wc -l < {self.dir}/calls)\necho $((100+n))\n')
-        fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
-        self.assertEqual(class_slurm.submit(paths, env), ["101", "102", "103"])
+        self.assertEqual(class_slurm.submit(paths, fake_sbatch(self.dir)), ["101", "102", "103"])
         calls = (self.dir / "calls").read_text().splitlines()
         self.assertNotIn("dependency", calls[0])
         self.assertIn("--dependency=afterok:101", calls[1])

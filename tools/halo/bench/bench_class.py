@@ -3,14 +3,15 @@ class of 20 submissions for 7.2 and 7.4 (course/class_fixture.py) and a class of
 reference for every section, each twice with `grade-class`: cold (the harness built from
 nothing) and warm (the harness kept, every submission graded again). Prints seconds per
 submission (wall time of the whole run over the submissions: every core in use) and the
-projected time for a class of 200. Timings inform; they never decide a test."""
+projected time for a class of 200; then the GPU step (bench_class_gpu.py), or a line saying it
+was not measured (no GPU). Timings inform; they never decide a test."""
 import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
-from . import bench_cpu
+from . import bench_class_gpu, bench_cpu
 from ..course import class_fixture, grade_class
 
 CLASS_SIZE = 200
@@ -35,7 +36,9 @@ def _all_sections_class(root, chapter, work):
     return subs, course
 
 
-def run(root, chapter, out=None):
+def run(root, chapter, out=None, gpu_only=False):
+    """`bench --class`: the CPU grade of two classes, then the GPU step (bench_class_gpu.py);
+    `gpu_only`: the GPU step alone (on a GPU machine, where the CPU part was measured apart)."""
     root = Path(root)
     m = bench_cpu.machine()
     machine = f"{m['cores']} cores of {m['cpu']}, {m['os']}"
@@ -44,6 +47,11 @@ def run(root, chapter, out=None):
     load_before = os.getloadavg()[0]
     os.environ.pop("HALO_COURSE_SECRET", None)  # each class's course file holds its own
     try:
+        gpu_lines, measured, gpu_ok = bench_class_gpu.measure(root, chapter, work / "gpu")
+        if gpu_only:  # asked for the GPU step alone: not measuring it is a failure
+            return _report(["# Grading a class: the GPU step", "", f"Measured by `./workbook bench --class "
+                            f"--gpu-only` on {machine}, {time.strftime('%Y-%m-%d')}.", ""] + gpu_lines + [""],
+                           out, measured and gpu_ok)
         fixture = work / "fixture"
         class_fixture.write(root, chapter, fixture)
         everything = work / "all"
@@ -67,12 +75,16 @@ def run(root, chapter, out=None):
                  "| class | submissions | cold (s each) | warm (s each) | projected for 200 |",
                  "|---|---:|---:|---:|---:|"] + rows
         lines += ["", f"Load average (1 min) when the runs began: {load_before:.1f}, when they ended: "
-                      f"{os.getloadavg()[0]:.1f}.", ""]
-        text = "\n".join(lines)
-        print(text)
-        if out:
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
-            Path(out).write_text(text)
-        return 0 if ok else 1
+                      f"{os.getloadavg()[0]:.1f}.", ""] + gpu_lines + [""]
+        return _report(lines, out, ok and gpu_ok)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _report(lines, out, ok):
+    text = "\n".join(lines)
+    print(text)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text)
+    return 0 if ok else 1

@@ -8,8 +8,11 @@ with the CPUs Slurm gave it (--cpus-per-task; grade_class reads them from SLURM_
 its affinity). Settings come from the options, else the [slurm] table of the course file, else
 the defaults below.
 
-Not written here: the smaller GPU array (--gres=gpu:1) that issue 35 plans for the submissions
-that passed on the CPU.
+With gpu_tasks (--gpu-tasks or [slurm] gpu_tasks), a fourth job goes between the shards and the
+collect step: a smaller array with --gres=gpu:1 per task, task K running `grade-class --gpu
+--shard K/N_gpu` (class_gpu.py: the submissions that passed on the CPU, graded again on the GPU),
+with its own partition, account and time (gpu_partition; gpu_account and gpu_time default to
+account and time). The collect step then waits on it and merges both.
 """
 from __future__ import annotations
 
@@ -22,8 +25,10 @@ from pathlib import Path
 from ..core.tomlcompat import TOMLDecodeError, load_toml
 from .assignment import course_file
 
-DEFAULTS = {"shards": None, "throttle": None, "cpus": 2, "partition": None, "account": None, "time": None}
-KINDS = {"shards": int, "throttle": int, "cpus": int, "partition": str, "account": str, "time": str}
+DEFAULTS = {"shards": None, "throttle": None, "cpus": 2, "partition": None, "account": None, "time": None,
+            "gpu_tasks": None, "gpu_partition": None, "gpu_account": None, "gpu_time": None}
+KINDS = {"shards": int, "throttle": int, "cpus": int, "partition": str, "account": str, "time": str,
+         "gpu_tasks": int, "gpu_partition": str, "gpu_account": str, "gpu_time": str}
 SBATCH_VALUE = re.compile(r"^[A-Za-z0-9_.:,@/+-]+$")  # one token on its #SBATCH line, nothing after it
 PER_SHARD = 25   # submissions per shard when neither the options nor the course file say
 
@@ -65,20 +70,24 @@ def settings(root, course, options, class_size):
         out["shards"] = max(1, -(-class_size // PER_SHARD))
     out["shards"] = min(out["shards"], max(1, class_size))  # an empty shard is a wasted job
     out["throttle"] = min(out["throttle"] or out["shards"], out["shards"])
+    if out["gpu_tasks"] is not None:
+        out["gpu_tasks"] = min(out["gpu_tasks"], max(1, class_size))
     return out
 
 
-def _header(name, s, log, cpus):
+def _header(name, s, log, cpus, gpu=False):
     lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --output={log}",
              f"#SBATCH --cpus-per-task={cpus}", "#SBATCH --ntasks=1"]
     for key in ("partition", "account", "time"):
-        if s[key]:
-            lines.append(f"#SBATCH --{key}={s[key]}")
-    return lines
+        # The GPU array: its own partition (a CPU partition has no GPUs); account and time fall back.
+        value = (s[f"gpu_{key}"] or (s[key] if key != "partition" else None)) if gpu else s[key]
+        if value:
+            lines.append(f"#SBATCH --{key}={value}")
+    return lines + (["#SBATCH --gres=gpu:1"] if gpu else [])
 
 
 def write(root, out, grade_args, assignment, s):
-    """Writes OUT/slurm/{harness,shards,collect}.sh; returns their paths in submission order.
+    """Writes OUT/slurm/{harness,shards,[gpu,]collect}.sh; returns their paths in submission order.
     `grade_args`: the grade-class arguments every job repeats (submissions, --out, course...)."""
     root, out = Path(root).resolve(), Path(out).resolve()
     folder, logs = out / "slurm", out / "slurm" / "logs"
@@ -91,6 +100,12 @@ def write(root, out, grade_args, assignment, s):
         "shards": (_header(f"halo-{assignment}-shards", s, logs / "shard-%a-job-%A.out", s["cpus"])
                    + [f"#SBATCH --array=1-{n}%{s['throttle']}"],
                    f'{command} --shard "$SLURM_ARRAY_TASK_ID/{n}"'),
+    }
+    g = s.get("gpu_tasks")
+    if g:
+        jobs["gpu"] = (_header(f"halo-{assignment}-gpu", s, logs / "gpu-%a-job-%A.out", s["cpus"], gpu=True)
+                       + [f"#SBATCH --array=1-{g}"], f'{command} --gpu --shard "$SLURM_ARRAY_TASK_ID/{g}"')
+    jobs |= {
         "collect": (_header(f"halo-{assignment}-collect", s, logs / "collect-%j.out", 1),
                     f"{command} --collect"),
     }
@@ -147,8 +162,9 @@ def run(root, chapter, submissions, out, assignment_name, course, options, do_su
         grade_args += ["--course", str(Path(course).resolve())]
     paths = write(root, out, grade_args, assignment.name, s)
     cpus = f"{s['cpus']} CPU{'s' if s['cpus'] > 1 else ''}"
+    gpu = f", then a GPU array of {s['gpu_tasks']} (one GPU each)" if s["gpu_tasks"] else ""
     print(f"wrote {', '.join(str(p) for p in paths)}: the harness, then {s['shards']} shards of a class of "
-          f"{len(subs)} ({s['throttle']} at a time, {cpus} each), then the collect step")
+          f"{len(subs)} ({s['throttle']} at a time, {cpus} each){gpu}, then the collect step")
     if not do_submit:
         print("submit them with --submit, or by hand: each with sbatch --dependency=afterok:<the job before>")
         return 0
@@ -157,10 +173,11 @@ def run(root, chapter, submissions, out, assignment_name, course, options, do_su
     except SlurmSetupError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
+    gpu = f"GPU array {ids[2]} (tasks {ids[2]}_1 to {ids[2]}_{s['gpu_tasks']}), " if s["gpu_tasks"] else ""
     print(f"submitted: harness job {ids[0]}, shard array {ids[1]} (tasks {ids[1]}_1 to {ids[1]}_{s['shards']}), "
-          f"collect job {ids[2]}")
+          f"{gpu}collect job {ids[-1]}")
     print(f"follow them with: squeue -j {','.join(ids)}    (logs: {out / 'slurm' / 'logs'})")
-    print(f"when job {ids[2]} has finished, the gradebook is {out / 'gradebook.csv'}")
+    print(f"when job {ids[-1]} has finished, the gradebook is {out / 'gradebook.csv'}")
     return 0
 
 

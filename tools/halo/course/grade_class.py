@@ -43,7 +43,7 @@ from . import class_report, class_submission, feedback, gradebook, hand_back, mi
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness, harness_home
 from .class_submissions import SubmissionsError, find
-from . import class_shards
+from . import class_gpu, class_shards
 
 ERROR = "error.txt"      # in a student's folder: the grader's own failure on them, for --collect
 SECONDS = "seconds"      # in a student's folder: how long their last grade took
@@ -400,7 +400,10 @@ def _student_outputs(student, path, error):
     if res is None and error.startswith("not graded"):
         return (student, None, error), {}, False, hashes  # no points at all, rather than 0
     sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
-    row = (student, sc, gradebook.status(res, assignment.sections, error))
+    state = gradebook.status(res, assignment.sections, error)
+    if res:  # the GPU step, where one ran for this grade, confirms it or flags it (class_gpu.py)
+        state = class_gpu.merged_status(state, work / "students" / student)
+    row = (student, sc, state)
     if not res:
         return row, {}, False, hashes
     notes = (work / "students" / student / "submission.txt").read_text()

@@ -2,7 +2,8 @@
 
 A one-node cluster (slurm_local.py) starts from a temporary folder; `grade-class --slurm
 --submit` grades the generated class of 20 (class_fixture.py) as a harness job, an array of 4
-shards (2 at a time) and a collect job; every gradebook row must be as expected. Then item 1's
+shards (2 at a time) and a collect job; every gradebook row must be as expected. The GPU array
+(--gpu-tasks) is written and its script read, not run: this node has no GPU. Then item 1's
 promises, on the same folder, each on two students of a shard whose results are removed first
 (two, not five: the check's budget is 5 minutes on 2 cores):
 - a shard run twice at once grades each of them once (the other run waits on the student's lock
@@ -101,12 +102,38 @@ def _run_checks(root, chapter, work, cluster):
     shard_logs = sorted((out / "slurm" / "logs").glob("shard-*.out"))
     if len(shard_logs) != SHARDS:
         problems.append(f"{len(shard_logs)} shard logs, not {SHARDS}")
+    problems += _gpu_array_written(root, base, work / "gpu-scripts")
     problems += _twice_at_once(root, base, out, first)
     problems += _killed_mid_way(root, base, out, first)
     p = _grade_class(root, base)
     if p.returncode != 0 or (out / "gradebook.csv").read_bytes() != first:
         problems.append(f"an unsharded grade-class wrote another gradebook (exit status {p.returncode})")
     return expected, problems
+
+
+def _gpu_array_written(root, base, out):
+    """The GPU array's script, written and read, not run: this node has no GPU (no gres). Its
+    #SBATCH lines, its command, and its place in the chain: submit() makes each script wait
+    (afterok) on the one before, so the order written is the order waited on."""
+    shutil.rmtree(out, ignore_errors=True)
+    args = base[:-1] + [str(out), "--slurm", "--shards", str(SHARDS), "--gpu-tasks", "2", "--gpu-partition", "gpu"]
+    p = _grade_class(root, args)
+    order = re.findall(r"/slurm/(\w+)\.sh", p.stdout)
+    problems = []
+    if p.returncode != 0 or order != ["harness", "shards", "gpu", "collect"]:
+        problems.append(f"grade-class --slurm --gpu-tasks 2 wrote {order} (exit status {p.returncode}), not harness, "
+                        f"shards, gpu, collect:\n{p.stdout}{p.stderr}")
+    scripts = {name: (out / "slurm" / f"{name}.sh") for name in ("shards", "gpu")}
+    text = {name: path.read_text() if path.is_file() else "" for name, path in scripts.items()}
+    for line in ("#SBATCH --gres=gpu:1", "#SBATCH --array=1-2", "#SBATCH --partition=gpu",
+                 '--gpu --shard "$SLURM_ARRAY_TASK_ID/2"'):
+        if line not in text["gpu"]:
+            problems.append(f"the GPU array's script {scripts['gpu']} lacks {line!r}")
+    if "gres" in text["shards"]:
+        problems.append(f"the CPU shards ask for a GPU: {scripts['shards']}")
+    print(f"the GPU array, written and read (not run: no GPU here): chain {' -> '.join(order)}, "
+          f"{'as expected' if not problems else 'WRONG'}")
+    return problems
 
 
 def _shard_students(subs_dir, k, n=2):
