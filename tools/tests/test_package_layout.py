@@ -17,6 +17,7 @@ NOT_YET_MOVED = {
     "halo.student.grade imports halo.course.assignment",
     "halo.student.grade imports halo.course.gradebook",
     "halo.course.class_submission imports halo.student.grade",
+    "halo.course.class_gpu imports halo.student.grade",
 }
 
 
