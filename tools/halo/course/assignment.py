@@ -132,15 +132,20 @@ def _deadline(assignment, raw, zone, where):
         assignment.deadline_problem = str(e)
 
 
+def unknown_keys(table, known):
+    """"unknown key(s) a, b (known: ...)" of a course file table, or None when it has none."""
+    unknown = set(table) - set(known)
+    return f"unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})" if unknown else None
+
+
 def parse(chapter, name, raw, where) -> Assignment:
     if not NAME.match(name):
         raise AssignmentError(f"{where}: an assignment name is letters, digits, - and _ (a letter first)")
     if not isinstance(raw, dict):
         raise AssignmentError(f"{where} should be a table")
-    unknown = set(raw) - KEYS
-    if unknown:
-        raise AssignmentError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                              f"(known: {', '.join(sorted(KEYS))})")
+    stray = unknown_keys(raw, KEYS)
+    if stray:
+        raise AssignmentError(f"{where}: {stray}")
     ids = raw.get("sections")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise AssignmentError(f'{where}: sections should be a list of section ids, e.g. ["7.2", "7.4"]')

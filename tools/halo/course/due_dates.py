@@ -34,6 +34,7 @@ from typing import Optional
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import cents
+from .assignment import unknown_keys
 
 POLICIES = ("cutoff", "penalty")
 LATE_KEYS = {"policy", "per_day", "cap", "grace_minutes"}
@@ -154,10 +155,9 @@ def parse(raw, course_timezone, where) -> Optional[Deadline]:
     late = raw.get("late", {})
     if not isinstance(late, dict):
         raise DueDateError(f"{where}: late should be a table like {{ policy = \"penalty\", per_day = \"10%\" }}")
-    unknown = set(late) - LATE_KEYS
-    if unknown:
-        raise DueDateError(f"{where}: late: unknown key(s) {', '.join(sorted(unknown))} "
-                           f"(known: {', '.join(sorted(LATE_KEYS))})")
+    stray = unknown_keys(late, LATE_KEYS)
+    if stray:
+        raise DueDateError(f"{where}: late: {stray}")
     policy = late.get("policy", "cutoff")
     if policy not in POLICIES:
         raise DueDateError(f"{where}: late.policy should be one of {', '.join(POLICIES)}")
