@@ -130,6 +130,14 @@ class PickingTheCommit(unittest.TestCase):
         self.assertIn(self.ontime[:10], note)
         self.assertIn('"days_late": 0', (home / "due.json").read_text())
 
+    def test_a_clone_with_no_commit_has_nothing_graded(self):
+        empty = self.clone.parent / "conv1d-bob"
+        subprocess.run(["git", "init", "-q", str(empty)], check=True)
+        for policy in ({}, {"late": {"policy": "penalty", "per_day": 1}}):
+            p = due_dates.pick(empty, self._deadline(**policy), "bob")
+            self.assertIsNone(p.commit)
+            self.assertIn("no commit before the due date", p.note)
+
     def test_a_folder_that_is_no_clone_is_graded_as_it_is(self):
         plain = self.clone.parent / "plain"
         plain.mkdir()

@@ -200,9 +200,13 @@ class Pick:
     note: str
 
 
-def _git(clone, *args):
-    # No hooks, filters or config of the clone are run: ls-tree and cat-file read objects only.
-    return subprocess.run(["git", "-C", str(clone), *args], capture_output=True, check=True).stdout
+# A clone's own config may ask git to run programs (a signature check, a file-system monitor):
+# turned off for every command here, which only read objects (no hooks, filters or checkouts).
+SAFE_GIT = ("-c", "log.showSignature=false", "-c", "core.fsmonitor=false")
+
+
+def _git(clone, *args, check=True):
+    return subprocess.run(["git", *SAFE_GIT, "-C", str(clone), *args], capture_output=True, check=check)
 
 
 def is_clone(path) -> bool:
@@ -211,7 +215,10 @@ def is_clone(path) -> bool:
 
 def history(clone):
     """[(commit, committer datetime)] of HEAD's first-parent chain, newest first."""
-    out = _git(clone, "log", "--first-parent", "--format=%H %ct", "HEAD").decode().split("\n")
+    done = _git(clone, "log", "--first-parent", "--format=%H %ct", "HEAD", check=False)
+    if done.returncode != 0:  # a clone with no commit yet: nothing was handed in
+        return []
+    out = done.stdout.decode().split("\n")
     return [(h, datetime.fromtimestamp(int(t), dt_timezone.utc)) for h, t in (line.split() for line in out if line)]
 
 
@@ -242,7 +249,7 @@ def write_tree(clone, commit, dest) -> None:
     objects so that nothing in the student's repository runs."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    listing = _git(clone, "ls-tree", "-r", "-z", "--full-tree", commit).split(b"\0")
+    listing = _git(clone, "ls-tree", "-r", "-z", "--full-tree", commit).stdout.split(b"\0")
     for entry in listing:
         if not entry:
             continue
@@ -253,7 +260,7 @@ def write_tree(clone, commit, dest) -> None:
             continue
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_git(clone, "cat-file", "blob", sha.decode()))
+        target.write_bytes(_git(clone, "cat-file", "blob", sha.decode()).stdout)
 
 
 def graded_source(deadline: Optional[Deadline], path, student, home):
