@@ -93,6 +93,8 @@ class GradebookRowsAddUp(unittest.TestCase):
         (home / adjusted_scores.DUE_FILE).write_text('{"days_late": 3}\n')
         extras = adjusted_scores.Book(d, None, Fraction(30)).extras(home, "ann", Fraction(4))
         self.assertEqual(extras.penalty, Fraction(4))
+        nothing = adjusted_scores.Book(d, None, Fraction(30)).extras(home, "ann", Fraction(0))
+        self.assertEqual(nothing.feedback_lines(), ["late by 3 day(s): 0 points off"])  # still said
 
     def test_without_chores_the_gradebook_is_unchanged(self):
         home = scratch_dir("halo-book-")

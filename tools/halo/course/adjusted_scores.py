@@ -42,7 +42,7 @@ class Extras:
 
     def feedback_lines(self, due_note=""):
         lines = [due_note] if due_note else []
-        if self.penalty:
+        if self.days_late:  # said even when nothing was left to take off
             lines.append(f"late by {self.days_late} day(s): {float(self.penalty):g} points off")
         lines += [f"{'the assignment' if not a.section else a.section}: {float(a.points):+g} points: {a.comment}"
                   for a in self.adjustments]

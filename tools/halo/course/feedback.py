@@ -29,7 +29,7 @@ def blocks(student, assignment, res, scores, notes="", extras=None):
     out = [("h1", f"{assignment.title}: feedback for {student}"),
            ("p", f"Score: {total:g} of {worth:g} points. Random inputs of this run: HALO_SEED={res.get('seed')} "
                  "./workbook grade replays them.")]
-    if extras and (extras.penalty or extras.adjustments):
+    if extras and (extras.days_late or extras.adjustments):
         out += [("h2", "Late work and adjustments"), ("pre", "\n".join(extras.feedback_lines()))]
     rows = []
     for s in assignment.sections:
