@@ -4,7 +4,6 @@ the late penalty, every row adding up to its total, and the Canvas and Moodle im
 and emails from the roster."""
 import csv
 import unittest
-from datetime import timedelta
 from fractions import Fraction
 from types import SimpleNamespace
 

@@ -75,12 +75,3 @@ def read(path, students, sections):
         found.append(Adjustment(student, section, value, comment, line))
     return found, problems
 
-
-def of_student(adjustments, student):
-    return [a for a in adjustments if a.student == student]
-
-
-def feedback_lines(adjustments):
-    """What a student's feedback says of their adjustments, one line each."""
-    return [f"- {'the assignment' if not a.section else a.section}: {float(a.points):+g} points: {a.comment}"
-            for a in adjustments]

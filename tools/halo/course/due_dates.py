@@ -24,7 +24,9 @@ and extensions".
 """
 from __future__ import annotations
 
+import json
 import math
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone as dt_timezone
@@ -267,8 +269,6 @@ def graded_source(deadline: Optional[Deadline], path, student, home):
     """(the folder to grade, a note for the student or None) of a submission at `path`: a
     Classroom clone under a due date is graded as its picked commit, written into home/at-due
     (and home/due.json says which commit and how late, for the gradebook); anything else as it is."""
-    import json
-    import shutil
     home = Path(home)
     due_file = home / "due.json"
     if deadline is None or not is_clone(path):
