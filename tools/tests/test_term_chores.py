@@ -224,3 +224,49 @@ class GradedAtTheDueDate(unittest.TestCase):
         notes = (base / "work" / "ann" / "submission.txt").read_text()
         self.assertIn("the last before the due date", notes)
         self.assertIn("1 later commit(s) not graded", notes)
+
+
+class TermClassroomFlow(unittest.TestCase):
+    """term_classroom.py: the clones it lays out carry the dated commits step 5 grades by, and its
+    check finds a late student not marked, an extension not honoured, a lost adjustment and a
+    Canvas row without its name (its passing run is the term check's own)."""
+
+    def test_lay_out_and_the_check_fails_on_each_wrong_output(self):
+        from halo.course import term_classroom as tc
+        work = scratch_dir("halo-term-classroom-")
+        for student, _, _ in tc.ROSTER:
+            (work / "subs" / student / "7.2-basic-1d").mkdir(parents=True)
+        (work / "course.toml").write_text('secret = "s"\n\n[assignments.conv1d]\nsections = ["7.2"]\n')
+        tc.lay_out(work, work / "subs", work / "course.toml")
+        ada = due_dates.history(work / tc.CLASS / "conv1d-ref-ada")
+        self.assertEqual([when.day for _, when in ada], [6, 4])
+        self.assertIn('extensions = { ref-grace = 3 }', (work / "course.toml").read_text())
+        out = work / "repo" / tc.OUT
+        out.mkdir(parents=True)
+        good = [["student", "7.2 (15)", "late penalty", "adjustments", "adjustment comments", "total (15)", "status"],
+                ["ref-ada", "15", "-3", "", "", "12", "late"], ["ref-grace", "15", "0", "", "", "15", "graded"],
+                ["stub-empty", "0", "0", "1.5", f"all +1.5: {tc.ADJUSTMENT[3]}", "1.5", "graded"]]
+        canvas = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "T"]] + [
+            [name, "", student, email, "", total] for (student, name, email), total in zip(tc.ROSTER, ["12", "15", "1.5"])]
+        expected = {s: {"status": "graded"} for s, _, _ in tc.ROSTER}
+
+        def problems(book, lms):
+            for name, rows in (("gradebook.csv", book), ("canvas.csv", lms), ("moodle.csv", [])):
+                with open(out / name, "w", newline="") as f:
+                    csv.writer(f).writerows(rows)
+            return tc.check(work / "repo", expected)
+        self.assertEqual(problems(good, canvas), [])
+        wrong = [
+            (1, ["ref-ada", "15", "0", "", "", "15", "graded"], "ref-ada: status 'graded', expected late"),
+            (2, ["ref-grace", "15", "-3", "", "", "12", "late"], "her extension"),
+            (3, ["stub-empty", "0", "0", "", "", "0", "graded"], "stub-empty: adjustments"),
+            (1, ["ref-ada", "15", "-3", "", "", "13", "late"], "does not add up"),
+        ]
+        for at, row, words in wrong:
+            with self.subTest(words=words):
+                book = [list(r) for r in good]
+                book[at] = row
+                self.assertTrue(any(words in p for p in problems(book, canvas)), problems(book, canvas))
+        nameless = [list(r) for r in canvas]
+        nameless[1][0] = "ref-ada"
+        self.assertTrue(any("should be Ada Lovelace" in p for p in problems(good, nameless)))
