@@ -30,6 +30,8 @@ from typing import Optional
 
 from ..core.chapter_data import VISIBILITIES
 from ..core.tomlcompat import TOMLDecodeError, load_toml
+from . import due_dates
+from .table_keys import unknown_keys
 
 COURSE_FILE = "course.toml"
 # What a student release carries instead: its one assignment, without the secret.
@@ -123,19 +125,12 @@ def load(chapter, root, name=None, path=None) -> Assignment:
 def _deadline(assignment, raw, zone, where):
     """Sets the assignment's deadline from its table; a late policy or extensions that cannot be
     used stop here, a due date without a time zone only when grading by it (grade-class)."""
-    from . import due_dates
     try:
         assignment.deadline = due_dates.parse(raw, zone, where)
     except due_dates.DueDateError as e:
         if "late" in raw or "extensions" in raw or zone is not None:
             raise AssignmentError(str(e)) from None
         assignment.deadline_problem = str(e)
-
-
-def unknown_keys(table, known):
-    """"unknown key(s) a, b (known: ...)" of a course file table, or None when it has none."""
-    unknown = set(table) - set(known)
-    return f"unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})" if unknown else None
 
 
 def parse(chapter, name, raw, where) -> Assignment:

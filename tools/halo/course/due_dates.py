@@ -36,7 +36,7 @@ from typing import Optional
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import cents
-from .assignment import unknown_keys
+from .table_keys import unknown_keys
 
 POLICIES = ("cutoff", "penalty")
 LATE_KEYS = {"policy", "per_day", "cap", "grace_minutes"}

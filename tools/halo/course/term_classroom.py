@@ -18,7 +18,7 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
-from ..core import statuses
+from ..core import spreadsheet, statuses
 
 CLASS = "conv1d-classroom"
 OUT = Path("build") / "class" / "classroom"
@@ -61,9 +61,9 @@ def lay_out(work, submissions, course_toml):
     head, assignment = text.split("[assignments.conv1d]", 1)
     Path(course_toml).write_text(DUE + head + "[assignments.conv1d]" + assignment.rstrip("\n") + "\n" + LATE)
     with open(work / "adjustments.csv", "w", newline="") as f:
-        csv.writer(f).writerows([("student", "section", "points", "comment"), ADJUSTMENT])
+        spreadsheet.writer(f).writerows([("student", "section", "points", "comment"), ADJUSTMENT])
     with open(work / "roster.csv", "w", newline="") as f:
-        csv.writer(f).writerows([("student_id", "name", "email"), *ROSTER])
+        spreadsheet.writer(f).writerows([("student_id", "name", "email"), *ROSTER])
 
 
 def _table(path):
