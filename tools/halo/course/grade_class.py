@@ -20,7 +20,9 @@ for byte. Each student is graded under a lock, and the harness is built under on
 Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<student>.md and
 .html, class-report.md with its histogram class-report.svg, and timings.json (seconds per
 submission, for the benchmark). With hand_back, each student's feedback is also committed into
-their own clone (hand_back.py).
+their own clone (hand_back.py). Under a due date, a Classroom clone is graded at the commit its
+late policy picks (due_dates.py); --adjustments and the late penalty add their own gradebook
+columns (adjusted_scores.py); --roster adds canvas.csv and moodle.csv (lms_export.py).
 """
 from __future__ import annotations
 
