@@ -43,6 +43,10 @@ def _parser():
     gc.add_argument("--hand-back", action="store_true",
                     help="also commit each student's feedback into their Classroom clone as FEEDBACK-<assignment>.md "
                          "(not pushed; a file already there is kept aside)")
+    gc.add_argument("--adjustments", metavar="CSV", help="manual adjustments (student,section,points,comment) "
+                                                        "merged into the gradebook and each student's feedback")
+    gc.add_argument("--roster", metavar="CSV", help="the class roster (ID, name, email): also write canvas.csv "
+                                                   "and moodle.csv, the LMS gradebook imports")
     gc.add_argument("--slurm", action="store_true", help="write Slurm job scripts: the harness, an array of shards, "
                                                          "the collect step (into OUT/slurm)")
     gc.add_argument("--submit", action="store_true", help="with --slurm: submit them (sbatch) and print the job IDs")
@@ -630,7 +634,7 @@ def main(root, argv):
             return class_gpu.run(root, chapter, args.submissions, args.out, args.assignment, args.course, shard)
         return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
                                args.fresh, shard=shard, collect=args.collect, harness_only=args.harness,
-                               give_back=args.hand_back)
+                               give_back=args.hand_back, adjustments=args.adjustments, roster=args.roster)
     if args.command == "grade":
         from .student import grade
         try:

@@ -19,8 +19,8 @@ NOT_COMPILED = "did not compile"
 TIMED_OUT = "timed out"
 VARIANT_MISMATCH = "variant mismatch"
 ANSWERS_UNREADABLE = "answers unreadable"
-# In the vocabulary so that gradebooks keep one set of words, but nothing sets it yet: Halo has
-# no due dates (issue 34, item 8 brings them).
+# Set by grade-class on a Classroom clone whose latest commit was graded after its due date under
+# a late policy "penalty" (course/due_dates.py, course/adjusted_scores.py).
 LATE = "late"
 
 VOCABULARY = (GRADED, MISSING, REFUSED, NOT_COMPILED, TIMED_OUT, VARIANT_MISMATCH, ANSWERS_UNREADABLE, LATE)

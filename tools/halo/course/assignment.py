@@ -30,12 +30,14 @@ from typing import Optional
 
 from ..core.chapter_data import VISIBILITIES
 from ..core.tomlcompat import TOMLDecodeError, load_toml
+from . import due_dates
+from .table_keys import unknown_keys
 
 COURSE_FILE = "course.toml"
 # What a student release carries instead: its one assignment, without the secret.
 RELEASE_FILE = "assignment.toml"
 MODES = ("formative", "summative")
-KEYS = {"title", "sections", "release", "due", "points", "visibility"}
+KEYS = {"title", "sections", "release", "due", "points", "visibility", "late", "extensions"}
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
@@ -51,6 +53,10 @@ class Assignment:
     release: str = "formative"
     due: Optional[str] = None
     whole_chapter: bool = False   # no course file: every section with the manifest's points
+    # The due date as grading uses it (due_dates.py), or why it cannot: a due date written
+    # without a time zone is still shown to students, but grade-class refuses to grade by it.
+    deadline: Optional[object] = None
+    deadline_problem: Optional[str] = None
 
     @property
     def ids(self) -> list:
@@ -96,7 +102,8 @@ def load(chapter, root, name=None, path=None) -> Assignment:
     """The assignment `name` of the course file (the only one when `name` is None), or the whole
     chapter when there is no course file or it names no assignment and none was asked for."""
     found = course_file(root, path)
-    table = _read(found).get("assignments", {}) if found else {}
+    data = _read(found) if found else {}
+    table = data.get("assignments", {})
     where = str(found) if found else COURSE_FILE
     if not isinstance(table, dict):
         raise AssignmentError(f"{where}: 'assignments' should be a table of tables ([assignments.NAME])")
@@ -110,7 +117,20 @@ def load(chapter, root, name=None, path=None) -> Assignment:
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
         raise AssignmentError(f"{where}: no assignment named {name!r} (it names: {known})")
-    return parse(chapter, name, table[name], f"{where}: [assignments.{name}]")
+    assignment = parse(chapter, name, table[name], f"{where}: [assignments.{name}]")
+    _deadline(assignment, table[name], data.get("timezone"), f"{where}: [assignments.{name}]")
+    return assignment
+
+
+def _deadline(assignment, raw, zone, where):
+    """Sets the assignment's deadline from its table; a late policy or extensions that cannot be
+    used stop here, a due date without a time zone only when grading by it (grade-class)."""
+    try:
+        assignment.deadline = due_dates.parse(raw, zone, where)
+    except due_dates.DueDateError as e:
+        if "late" in raw or "extensions" in raw or zone is not None:
+            raise AssignmentError(str(e)) from None
+        assignment.deadline_problem = str(e)
 
 
 def parse(chapter, name, raw, where) -> Assignment:
@@ -118,10 +138,9 @@ def parse(chapter, name, raw, where) -> Assignment:
         raise AssignmentError(f"{where}: an assignment name is letters, digits, - and _ (a letter first)")
     if not isinstance(raw, dict):
         raise AssignmentError(f"{where} should be a table")
-    unknown = set(raw) - KEYS
-    if unknown:
-        raise AssignmentError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                              f"(known: {', '.join(sorted(KEYS))})")
+    stray = unknown_keys(raw, KEYS)
+    if stray:
+        raise AssignmentError(f"{where}: {stray}")
     ids = raw.get("sections")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise AssignmentError(f'{where}: sections should be a list of section ids, e.g. ["7.2", "7.4"]')

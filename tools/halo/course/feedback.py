@@ -10,6 +10,7 @@ import re
 from ..core import results as halo_results
 from ..core import statuses
 from ..core.failure_groups import group
+from . import adjusted_scores
 
 MESSAGE_LINES = 12   # lines of one failure message kept in the feedback
 LOAD_ROWS = 12       # rows of one load report kept
@@ -20,13 +21,16 @@ _SECTION_LINE = re.compile(r"\s*(\d+\.\d+-[\w-]+): ")   # "  7.5-cached-1d: noth
 _GRADERS_FILES = re.compile(r"[^\s:'\"(\[]*work/(?:students/[^/\s]+/grade|harness|stubs)/")
 
 
-def blocks(student, assignment, res, scores, notes=""):
-    """[(kind, content)]: kind is h1, h2, p, pre or table (content: (header, rows))."""
-    total = sum(got for got, _ in scores.values())
+def blocks(student, assignment, res, scores, notes="", extras=None):
+    """[(kind, content)]: kind is h1, h2, p, pre or table (content: (header, rows)); `extras`
+    (adjusted_scores.Extras): the late penalty and adjustments, in the score and their own part."""
+    total = float(adjusted_scores.total(scores, extras))  # the gradebook's total, from the same sum
     worth = sum(w for _, w in scores.values())
     out = [("h1", f"{assignment.title}: feedback for {student}"),
            ("p", f"Score: {total:g} of {worth:g} points. Random inputs of this run: HALO_SEED={res.get('seed')} "
                  "./workbook grade replays them.")]
+    if extras and (extras.days_late or extras.adjustments):
+        out += [("h2", "Late work and adjustments"), ("pre", "\n".join(extras.feedback_lines()))]
     rows = []
     for s in assignment.sections:
         sec = res.get("sections", {}).get(s.id)

@@ -20,7 +20,9 @@ for byte. Each student is graded under a lock, and the harness is built under on
 Outputs in OUT (default build/class/<assignment>): gradebook.csv, feedback/<student>.md and
 .html, class-report.md with its histogram class-report.svg, and timings.json (seconds per
 submission, for the benchmark). With hand_back, each student's feedback is also committed into
-their own clone (hand_back.py).
+their own clone (hand_back.py). Under a due date, a Classroom clone is graded at the commit its
+late policy picks (due_dates.py); --adjustments and the late penalty add their own gradebook
+columns (adjusted_scores.py); --roster adds canvas.csv and moodle.csv (lms_export.py).
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ from . import class_report, class_submission, feedback, gradebook, hand_back, mi
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness, harness_home
 from .class_submissions import SubmissionsError, find
+from . import adjusted_scores, due_dates, lms_export
 from . import class_gpu, class_shards
 
 ERROR = "error.txt"      # in a student's folder: the grader's own failure on them, for --collect
@@ -122,7 +125,10 @@ def _grade_unlocked(ctx, sub, home):
     root, chapter, assignment, harness, work, procs, isolation, seed = ctx
     exercises = home / "exercises"
     home.mkdir(parents=True, exist_ok=True)
-    notes = export_autograder.take_submission(chapter, sub.path, harness.stubs, exercises)
+    # A Classroom clone under a due date: its commit picked by the late policy (due_dates.py).
+    source, due_note = due_dates.graded_source(assignment.deadline, sub.path, sub.student, home)
+    notes = ([due_note] if due_note else []) + export_autograder.take_submission(chapter, source, harness.stubs,
+                                                                                 exercises)
     (home / "submission.txt").write_text("\n".join(notes) + "\n")
     mark = _fingerprint(root, assignment.sections, exercises)
     done = home / "fingerprint"
@@ -169,7 +175,7 @@ def _not_graded(work, position):
 
 
 def run(root, chapter, submissions, out=None, assignment_name=None, course=None, jobs=None, fresh=False,
-        shard=None, collect=False, harness_only=False, give_back=False):
+        shard=None, collect=False, harness_only=False, give_back=False, adjustments=None, roster=None):
     """Grades the class (or shard (k, n) of it), then writes the outputs; `collect` only writes
     them from the stored results; `harness_only` only builds the harness (a cluster's first job);
     `give_back` commits each student's feedback into their clone (--hand-back)."""
@@ -203,8 +209,13 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
         print(f"halo: {e}", file=sys.stderr)
         return 2
     back = subs if give_back else None
+    refused = _term_chores_refusal(assignment, subs, adjustments, roster)
+    if refused:
+        print(f"halo: {refused}", file=sys.stderr)
+        return 2
+    chores = (adjustments, roster)
     if collect:
-        return _collect(root, chapter, assignment, subs, work, out, back)
+        return _collect(root, chapter, assignment, subs, work, out, back, chores)
     class_subs = subs
     if shard:
         subs = class_shards.pick(subs, *shard)
@@ -286,7 +297,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
         return 0
     # The same reduce as --collect, from the same stored results: sharded = unsharded.
     timing = {"harness_seconds": round(harness_seconds, 1), "jobs": jobs, "seconds": timings}
-    _write_outputs(root, chapter, assignment, subs, _stored_all(work, subs), work, out, timing, back)
+    _write_outputs(root, chapter, assignment, subs, _stored_all(work, subs), work, out, timing, back, chores)
     return 0
 
 
@@ -298,7 +309,7 @@ def _stored_all(work, subs):
     return graded
 
 
-def _collect(root, chapter, assignment, subs, work, out, back=None):
+def _collect(root, chapter, assignment, subs, work, out, back=None, chores=(None, None)):
     """--collect: the outputs from every student's stored results; exit status 1 while any
     student has none (they are in the gradebook as not graded, never as 0 points)."""
     graded = _stored_all(work, subs)
@@ -307,7 +318,8 @@ def _collect(root, chapter, assignment, subs, work, out, back=None):
         f = work / "students" / sub.student / SECONDS
         if graded[sub.student][0] is not None and f.is_file():
             seconds[sub.student] = float(f.read_text())
-    _write_outputs(root, chapter, assignment, subs, graded, work, out, {"collected": True, "seconds": seconds}, back)
+    _write_outputs(root, chapter, assignment, subs, graded, work, out, {"collected": True, "seconds": seconds}, back,
+                   chores)
     missing = [(s, e) for s, (r, e) in graded.items() if e and e.startswith("not graded")]
     for student, state in missing:
         print(f"{student}: {state}", file=sys.stderr)
@@ -318,21 +330,28 @@ def _collect(root, chapter, assignment, subs, work, out, back=None):
     return 0
 
 
-def _write_outputs(root, chapter, assignment, subs, graded, work, out, timing, back=None):
+def _write_outputs(root, chapter, assignment, subs, graded, work, out, timing, back=None, chores=(None, None)):
     """The gradebook, feedback, class report and its histogram; with `back` (the submissions),
-    the feedback handed back into each student's clone too."""
-    rows, per_section, written, kernels = [], {}, 0, {}
+    the feedback handed back into each student's clone too; `chores` (adjustments CSV, roster):
+    the adjustments merged in, and the Canvas and Moodle imports written."""
+    rows, per_section, written, kernels, extras = [], {}, 0, {}, {}
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
-    shared = (chapter, assignment, work, fb, _set_aside_kernels(root, assignment, work))
+    book, problems = adjusted_scores.book(assignment, chores[0], [sub.student for sub in subs])
+    for line in problems:
+        print(f"halo: {line}", file=sys.stderr)
+    shared = (chapter, assignment, work, fb, _set_aside_kernels(root, assignment, work), book)
     items = [(sub.student, *graded[sub.student]) for sub in subs]
-    for row, mistakes, wrote, digests in _map_students(shared, items):
+    for row, mistakes, wrote, digests, mine in _map_students(shared, items):
         rows.append(row)
+        extras[row[0]] = mine
         class_report.add(per_section, mistakes)
         written += wrote
         for sid, digest in digests.items():
             kernels.setdefault(sid, {}).setdefault(digest, []).append(row[0])
-    gradebook.write(out / "gradebook.csv", assignment, rows)
+    gradebook.write(out / "gradebook.csv", assignment, rows, book if book.columns() else None, extras)
+    if chores[1]:
+        _write_lms_imports(out, assignment, rows, extras, chores[1])
     identical = {sid: class_report.groups_of(by_digest) for sid, by_digest in kernels.items()}
     (out / HISTOGRAM).write_text(mistake_histogram.svg(assignment.ids, per_section))
     report = class_report.render(assignment.ids, per_section, identical, histogram=HISTOGRAM)
@@ -388,7 +407,7 @@ def _student_outputs(student, path, error):
     """(gradebook row, class_report.mistakes of the student, whether feedback was written,
     {section: class_report.kernel_digest of the kernels}) of one student (the digests group
     identical kernels as class_report.identical_kernels does; untouched stubs are no one's)."""
-    chapter, assignment, work, fb, set_aside = _SHARED
+    chapter, assignment, work, fb, set_aside, book = _SHARED
     hashes = {}
     for s in assignment.sections:
         if s.id in set_aside:
@@ -398,19 +417,53 @@ def _student_outputs(student, path, error):
                 hashes[s.id] = digest
     res = json.loads(path.read_text()) if path else None
     if res is None and error.startswith("not graded"):
-        return (student, None, error), {}, False, hashes  # no points at all, rather than 0
+        return (student, None, error), {}, False, hashes, None  # no points at all, rather than 0
     sc = gradebook.scores(res, chapter, assignment) if res else gradebook.zero_scores(assignment)
+    mine = book.extras(work / "students" / student, student, adjusted_scores.total(sc))
     state = gradebook.status(res, assignment.sections, error)
     if res:  # the GPU step, where one ran for this grade, confirms it or flags it (class_gpu.py)
         state = class_gpu.merged_status(state, work / "students" / student)
-    row = (student, sc, state)
+    row = (student, sc, adjusted_scores.late_status(state, mine))
     if not res:
-        return row, {}, False, hashes
+        return row, {}, False, hashes, mine
     notes = (work / "students" / student / "submission.txt").read_text()
-    bs = feedback.blocks(student, assignment, res, sc, notes)
+    bs = feedback.blocks(student, assignment, res, sc, notes, mine)
     (fb / f"{student}.md").write_text(feedback.markdown(bs))
     (fb / f"{student}.html").write_text(feedback.to_html(bs, f"{assignment.title}: {student}"))
-    return row, class_report.mistakes({student: res}), True, hashes
+    return row, class_report.mistakes({student: res}), True, hashes, mine
+
+
+def _term_chores_refusal(assignment, subs, adjustments, roster):
+    """Why the class cannot be graded by the course's due date, adjustments or roster, or None."""
+    if assignment.deadline_problem and any(due_dates.is_clone(s.path) for s in subs):
+        return f"{assignment.deadline_problem} (needed to pick each Classroom clone's commit)"
+    for path in (adjustments, roster):
+        if path and not Path(path).is_file():
+            return f"{path}: no such file"
+    if roster:
+        try:
+            lms_export.read_roster(roster)
+        except lms_export.RosterError as e:
+            return str(e)
+    return None
+
+
+def _write_lms_imports(out, assignment, rows, extras, roster_path):
+    """canvas.csv and moodle.csv beside the gradebook: the same totals, with names and emails."""
+    roster = lms_export.read_roster(roster_path)
+    grades = []
+    for student, sc, state in rows:
+        if sc is None:
+            continue  # not graded: no grade rather than 0 in the LMS
+        mine = extras.get(student)
+        comments = "; ".join(mine.feedback_lines()) if mine else ""
+        grades.append((student, f"{float(adjusted_scores.total(sc, mine)):g}",
+                       state + (f"; {comments}" if comments else "")))
+    lms_export.canvas(out / "canvas.csv", assignment.title, f"{assignment.total():g}", grades, roster)
+    lms_export.moodle(out / "moodle.csv", assignment.title, grades, roster)
+    missing = lms_export.unlisted(roster, [g[0] for g in grades])
+    print(f"wrote {out / 'canvas.csv'} and {out / 'moodle.csv'}"
+          + (f"; not in the roster (no name or email): {', '.join(missing)}" if missing else ""))
 
 
 def _kernel_text(folder, kernels):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import export_gradescope
+from . import adjusted_scores, export_gradescope
 from ..core import spreadsheet, statuses
 from .assignment import section_points
 
@@ -36,19 +36,24 @@ def status(res, sections, error=None):
     return statuses.cell(statuses.statuses(res or {}, sections))
 
 
-def write(path, assignment, rows):
-    """rows: [(student, {section: (got, worth)} or None, status)] -> a CSV with one column per section."""
+def write(path, assignment, rows, book=None, extras=None):
+    """rows: [(student, {section: (got, worth)} or None, status)] -> a CSV with one column per section;
+    with `book` (adjusted_scores.Book) its columns too, from `extras` ({student: Extras})."""
+    extra_columns = book.columns() if book else []
+    extras = extras or {}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial")
     with open(tmp, "w", newline="") as f:
         w = spreadsheet.writer(f)  # student names and statuses come from outside: no formulas
         w.writerow(["student"] + [f"{s.id} ({section_points(s):g})" for s in assignment.sections]
-                   + [f"total ({assignment.total():g})", "status"])
+                   + extra_columns + [f"total ({assignment.total():g})", "status"])
         for student, sc, state in rows:
             if sc is None:  # not graded (a shard that did not finish): empty cells, never 0 points
-                w.writerow([student] + [""] * (len(assignment.sections) + 1) + [state])
+                w.writerow([student] + [""] * (len(assignment.sections) + len(extra_columns) + 1) + [state])
                 continue
-            w.writerow([student] + [f"{sc[s.id][0]:g}" for s in assignment.sections]
-                       + [f"{sum(g for g, _ in sc.values()):g}", state])
+            mine = extras.get(student)
+            cells = book.cells(mine or adjusted_scores.Extras()) if book else []
+            w.writerow([student] + [f"{sc[s.id][0]:g}" for s in assignment.sections] + cells
+                       + [f"{float(adjusted_scores.total(sc, mine)):g}", state])
     tmp.replace(path)

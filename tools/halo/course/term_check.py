@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..core import statuses
 from .assignment import load
-from . import class_fixture
+from . import class_fixture, term_classroom
 
 PAGE = Path("docs") / "instructor.md"
 HEADING = "## A term, step by step"
@@ -71,6 +71,7 @@ def run_check(root, chapter, work):
     for name in ("conv1d", "conv1d-submissions"):
         shutil.rmtree(work / name, ignore_errors=True)
     shutil.move(str(work / "fixture" / "submissions"), str(work / "conv1d-submissions"))
+    term_classroom.lay_out(work, work / "conv1d-submissions", repo / "course.toml")  # step 5's clones
     env = {k: v for k, v in os.environ.items() if k != "HALO_COURSE_SECRET"}
     env.update(GIT_AUTHOR_NAME="Course", GIT_AUTHOR_EMAIL="course@example.edu",
                GIT_COMMITTER_NAME="Course", GIT_COMMITTER_EMAIL="course@example.edu")
@@ -92,6 +93,7 @@ def run_check(root, chapter, work):
             problems.append(f"the autograder zip's course file has no assignment {ASSIGNMENT}")
     out = repo / "build" / "class" / ASSIGNMENT
     problems += class_fixture.verify(expected, out, load(chapter, repo, ASSIGNMENT).sections)
+    problems += term_classroom.check(repo, expected)
     # grade-class's last line: every student whose status cell is not "graded", in the gradebook's order.
     look = statuses.need_a_look([(student, exp["status"]) for student, exp in sorted(expected.items())])
     if look not in printed.splitlines():
