@@ -22,6 +22,8 @@ Test Passed.
 2/2 Test: stubs: 7.2 / every test fails cleanly
 Output:
 ----------------------------------------------------------
+7.2: 3 tests did not fail cleanly
+<end of output>
 Test time =   2.25 sec
 ----------------------------------------------------------
 Test Failed.
@@ -38,8 +40,8 @@ LABELS = json.dumps({"tests": [
 class CheckTimes(unittest.TestCase):
     def test_each_test_s_time_and_verdict_come_from_the_log(self):
         tests, run = check_times.read_log(LOG)
-        self.assertEqual(tests, {"project: red team as root": (900.5, "Test Passed."),
-                                 "stubs: 7.2 / every test fails cleanly": (2.25, "Test Failed.")})
+        self.assertEqual(tests, {"project: red team as root": (900.5, "Passed"),
+                                 "stubs: 7.2 / every test fails cleanly": (2.25, "Failed")})
         self.assertEqual(run, {"start": "Nov 27 01:26 UTC", "end": "Nov 27 01:42 UTC"})
 
     def test_labels_sum_each_test_once_per_label(self):
@@ -52,11 +54,11 @@ class CheckTimes(unittest.TestCase):
         text = check_times.table(tests, check_times.read_labels(LABELS), run)
         self.assertIn("CTest run: Nov 27 01:26 UTC to Nov 27 01:42 UTC; 2 tests, 903 s of test time in all", text)
         self.assertIn("| all tests | 2 | 903 |", text)
-        self.assertIn("| project: red team as root | 900 | Test Passed. |", text)
+        self.assertIn("| project: red team as root | 900 | Passed |", text)
 
     def test_a_test_with_no_time_is_refused_by_its_line(self):
         cut = LOG.replace("Test time = 900.50 sec\n", "")
-        with self.assertRaisesRegex(check_times.LogError, r"^line 3: test 'project: red team as root' has no 'Test time'"):
+        with self.assertRaisesRegex(check_times.LogError, r"^line 4: test 'project: red team as root' has no 'Test time'"):
             check_times.read_log(cut)
 
 

@@ -10,16 +10,12 @@ A test carries several labels (a red-team test is `project`, `trust` and `redtea
 label rows overlap; the "all tests" row is the sum of every test once."""
 import argparse
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Optional
 
-_TESTING = re.compile(r"^\d+/\d+ Testing: (?P<name>.*)$")
-_TIME = re.compile(r"^Test time =\s*(?P<seconds>[0-9.]+) sec$")
-_VERDICT = re.compile(r"^Test (?P<verdict>Passed|Failed|Skipped)|^Test not run|^\*\*\*")
-_RUN = re.compile(r"^(?P<which>Start|End) testing: (?P<when>.*)$")
+from ..core import ctest_log
 
 
 class LogError(ValueError):
@@ -27,31 +23,15 @@ class LogError(ValueError):
 
 
 def read_log(text: str) -> tuple:
-    """(tests, run) from a LastTest.log: tests maps name -> (seconds, verdict line); run holds the
-    'Start testing' and 'End testing' stamps. A test whose entry has no time is an error naming
-    its line, never a silent zero."""
-    tests, run = {}, {}
-    name, line_of_name, seconds = None, 0, None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = _RUN.match(line)
-        if m:
-            run[m["which"].lower()] = m["when"]
-            continue
-        m = _TESTING.match(line)
-        if m:
-            if name is not None and name not in tests:
-                raise LogError(f"line {line_of_name}: test {name!r} has no 'Test time' line")
-            name, line_of_name, seconds = m["name"], number, None
-            continue
-        m = _TIME.match(line)
-        if m and name is not None:
-            seconds = float(m["seconds"])
-            continue
-        if name is not None and seconds is not None and _VERDICT.match(line):
-            tests[name] = (seconds, line.strip())
-    if name is not None and name not in tests:
-        raise LogError(f"line {line_of_name}: test {name!r} has no 'Test time' line")
-    return tests, run
+    """(tests, run) from a LastTest.log: tests maps name -> (seconds, CTest's verdict word); run
+    holds when the run began and ended. An entry with no time is an error naming its line, never a
+    silent zero."""
+    tests = {}
+    for entry in ctest_log.entries(text):
+        if entry["seconds"] is None:
+            raise LogError(f"line {entry['line']}: test {entry['name']!r} has no 'Test time' line")
+        tests[entry["name"]] = (entry["seconds"], entry["status"])
+    return tests, ctest_log.stamps(text)
 
 
 def read_labels(show_only_json: str) -> dict:
