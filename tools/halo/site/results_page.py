@@ -35,7 +35,9 @@ RESULT_GROUPS = [
      ("grade-class-times*", "grade-class-*", "gradescope-*")),
     ("Platforms",
      "Where else Halo runs, and how each place was tested.",
-     ("arm64-*", "container*")),
+     ("arm64-*", "container*")),    ("The project's own test suite",
+     "How long `./workbook check` takes, per group of tests, and where its time goes.",
+     ("check-*",)),
 ]
 OTHER = ("Other measurements", "Pages not yet filed under a group above.")
 
