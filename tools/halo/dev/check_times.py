@@ -2,9 +2,9 @@
 itself wrote: CTest's Testing/Temporary/LastTest.log for each test's time and verdict, and
 `ctest --show-only=json-v1` for each test's labels (the log does not carry them). Used for
 docs/results/check-times.md (issue 36, item 5), so that the table there comes from a real run
-and the lead can redo it on a quiet machine with one command:
+and the lead can redo it on a quiet machine with one command (from tools/):
 
-    python3 -m halo.dev.check_times build/check
+    python3 -m halo.dev.check_times ../build/check
 
 A test carries several labels (a red-team test is `project`, `trust` and `redteam`), so the
 label rows overlap; the "all tests" row is the sum of every test once."""

@@ -35,7 +35,8 @@ RESULT_GROUPS = [
      ("grade-class-times*", "grade-class-*", "gradescope-*")),
     ("Platforms",
      "Where else Halo runs, and how each place was tested.",
-     ("arm64-*", "container*")),    ("The project's own test suite",
+     ("arm64-*", "container*")),
+    ("The project's own test suite",
      "How long `./workbook check` takes, per group of tests, and where its time goes.",
      ("check-*",)),
 ]
