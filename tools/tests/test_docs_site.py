@@ -281,7 +281,7 @@ class CourseOrderTest(unittest.TestCase):
             self.assertTrue((folder / "results" / href).is_file(), href)
         headings = [v for k, v in events if k == "h2"]
         self.assertEqual(headings, [g[0] for g in results_page.RESULT_GROUPS],
-                         "the groups are not the four of RESULT_GROUPS (a page under "
+                         "the groups are not those of RESULT_GROUPS (a page under "
                          f"'{results_page.OTHER[0]}' needs a group: add its name to RESULT_GROUPS)")
         where = dict((href, g) for g, href in links)
         for page, expected in (("grade-loop-times", "The CPU backend"), ("cpu-vs-numba-sim", "The CPU backend"),

@@ -36,6 +36,9 @@ RESULT_GROUPS = [
     ("Platforms",
      "Where else Halo runs, and how each place was tested.",
      ("arm64-*", "container*")),
+    ("The project's own test suite",
+     "How long `./workbook check` takes, per group of tests, and where its time goes.",
+     ("check-*",)),
 ]
 OTHER = ("Other measurements", "Pages not yet filed under a group above.")
 

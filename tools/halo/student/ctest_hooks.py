@@ -16,13 +16,12 @@ both hooks then do nothing. Either hook always exits 0: a hook that fails stops 
 tests must run and fail on their own.
 """
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..core import build, results
+from ..core import build, ctest_log, results
 
 DRIVER_ENV = "HALO_CTEST_DRIVER"
 BUILD_FAILURES = "ctest-build-failures.txt"  # sections the last rebuild could not build, one per line
@@ -58,10 +57,6 @@ def before(chapter, build_dir, cmake):
     return 0
 
 
-_BLOCK = re.compile(r"^\d+/\d+ Test: (?P<name>.*?)\n.*?^Output:\n-+\n(?P<output>.*?)<end of output>\n"
-                    r".*?^Test (?P<status>Passed|Failed|Skipped|Not Run)", re.M | re.S)
-
-
 def read_last_test_log(build_dir):
     """[{name, section, kind, status, message}] of the tests of CTest's last run."""
     log = Path(build_dir) / "Testing" / "Temporary" / "LastTest.log"
@@ -72,11 +67,11 @@ def read_last_test_log(build_dir):
     except OSError:
         return []
     tests = []
-    for m in _BLOCK.finditer(text):
-        info = results.parse_name(m.group("name"))
-        status = {"Passed": "passed", "Failed": "failed"}.get(m.group("status"), "skipped")
-        tests.append({"name": m.group("name"), "section": info["section"], "kind": info["kind"], "status": status,
-                      "message": results.failure_message(m.group("output")) if status == "failed" else ""})
+    for entry in ctest_log.entries(text):
+        info = results.parse_name(entry["name"])
+        status = {"Passed": "passed", "Failed": "failed"}.get(entry["status"], "skipped")
+        tests.append({"name": entry["name"], "section": info["section"], "kind": info["kind"], "status": status,
+                      "message": results.failure_message(entry["output"]) if status == "failed" else ""})
     return tests
 
 
