@@ -16,6 +16,10 @@ from pathlib import Path
 from halo.student import watch
 from tests.helpers import REPO_ROOT, source_tree
 
+# How long a test waits for something watch must print or do: long, so that a loaded machine never
+# fails it (how fast watch reacts is measured by bench, never decided by a test).
+PATIENCE = 120
+
 KERNEL = Path("exercises") / "7.2-basic-1d" / "convolution_1d_basic.cu"
 
 FAST_FAKE = """\
@@ -124,50 +128,48 @@ class Watch(unittest.TestCase):
 
     def test_a_save_regrades_and_ctrl_c_quits_cleanly(self):
         term = self.start(self.fast, "7.2")
-        self.assertTrue(term.wait_for("FAILED fake grade of 7.2: last line '}'", 10), term.output)
-        self.assertTrue(term.wait_for("save a file to grade again; Ctrl-C quits", 5), term.output)
+        self.assertTrue(term.wait_for("FAILED fake grade of 7.2: last line '}'", PATIENCE), term.output)
+        self.assertTrue(term.wait_for("save a file to grade again; Ctrl-C quits", PATIENCE), term.output)
         self.assertIn(watch.CLEAR.encode(), term.output)  # a terminal: the screen is cleared
         self.assertNotIn(b"building 7.2", term.output)  # progress lines are trimmed
 
-        start = time.monotonic()
         self.save("// saved 1")
-        self.assertTrue(term.wait_for("last line '// saved 1'", 5), term.output)
-        self.assertLess(time.monotonic() - start, 5)
+        self.assertTrue(term.wait_for("last line '// saved 1'", PATIENCE), term.output)
         self.save("// saved 2")
-        self.assertTrue(term.wait_for("last line '// saved 2'", 5), term.output)
+        self.assertTrue(term.wait_for("last line '// saved 2'", PATIENCE), term.output)
         self.assertIn(b"not yet (the grade exited with status 1)", term.output)
 
         os.write(term.fd, b"\x03")  # Ctrl-C, through the terminal
-        self.assertEqual(term.wait_exit(10), 0, term.output)
+        self.assertEqual(term.wait_exit(PATIENCE), 0, term.output)
         self.assertNotIn(b"Traceback", term.output)
         self.assertIn(b"Stopped watching.", term.output)
 
     def test_other_sections_files_do_not_regrade(self):
         term = self.start(self.fast, "7.2")
-        self.assertTrue(term.wait_for("Ctrl-C quits", 10), term.output)
+        self.assertTrue(term.wait_for("Ctrl-C quits", PATIENCE), term.output)
         count = term.output.count(b"FAILED fake grade")
         with open(self.root / "exercises" / "7.4-tiled-1d" / "convolution_1d_tiled.cu", "a") as f:
             f.write("// 7.4 work\n")
         term.read(1.5)
         self.assertEqual(term.output.count(b"FAILED fake grade"), count)
         os.kill(term.pid, signal.SIGINT)
-        self.assertEqual(term.wait_exit(10), 0, term.output)
+        self.assertEqual(term.wait_exit(PATIENCE), 0, term.output)
 
     def test_ctrl_c_stops_a_grade_in_progress(self):
         term = self.start(self.slow, "7.2")
         pidfile = self.root / "fake.pid"
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE
         while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
             term.read(0.05)
         grade_pid = int(pidfile.read_text())
         self.assertTrue(_alive(grade_pid))
-        self.assertTrue(term.wait_for("grading 7.2...", 5), term.output)  # the spinner, on a terminal
+        self.assertTrue(term.wait_for("grading 7.2...", PATIENCE), term.output)  # the spinner, on a terminal
         term.read(1.2)
         self.assertIn(b"grading 7.2... 1 s", term.output)  # and the seconds it has run
         os.write(term.fd, b"\x03")
-        self.assertEqual(term.wait_exit(10), 0, term.output)
+        self.assertEqual(term.wait_exit(PATIENCE), 0, term.output)
         self.assertNotIn(b"Traceback", term.output)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE
         while _alive(grade_pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         self.assertFalse(_alive(grade_pid), "the grade command outlived the watch")
