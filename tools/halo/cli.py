@@ -476,7 +476,7 @@ def _internal(root, args):
         from .course import slurm_check
         return slurm_check.run_check(root, chapter, args.work)
     if args.internal == "check-release":
-        from .course import release_check
+        from .course.release import check as release_check
         return release_check.run_check(root, args.work)
     if args.internal == "write-wrong-kernels":
         section = chapter.section(args.section)
@@ -516,12 +516,12 @@ def main(root, argv):
         from .dev import redteam
         return redteam.run(root, None, None, argv[1:])
     args = _parser().parse_args(argv)
-    from .course import release_guard
+    from .course.release import guard as release_guard
     refusal = release_guard.refusal(root, args)  # a student release refuses what is for instructors
     if refusal:
         sys.exit(refusal)
     if args.command == "release":
-        from .course import release
+        from .course.release import make as release
         return release.run(root, args.sections, args.out, args.mode, args.assignment, args.course, args.force)
     if args.command == "internal":
         return _internal(root, args)

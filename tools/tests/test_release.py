@@ -19,7 +19,8 @@ from halo.core import answers_phase
 from halo import cli
 from halo.course import export_autograder
 from halo.core.chapter_data import ChapterError, load_chapter
-from halo.course import release, release_files, release_guard, release_toml, release_withheld
+from halo.course.release import files as release_files, guard as release_guard, make as release
+from halo.course.release import toml_cuts as release_toml, withheld as release_withheld
 from halo.core.regions import solution_regions
 from halo.core.tomlcompat import loads_toml
 

@@ -4,7 +4,7 @@ A release hands out questions.toml and manifest.toml files with parts left out (
 sections not handed out, formulas nothing uses, the answers of a summative release). Python has
 no TOML writer in its standard library, and a rewritten file would lose the comments that explain
 each formula, so the text itself is cut, one table or line at a time. Every cut is checked: the
-file read back must equal the original data less exactly what was cut (release_files does that),
+file read back must equal the original data less exactly what was cut (files.py does that),
 so a layout these cuts do not understand stops the release instead of shipping a wrong file.
 """
 import re

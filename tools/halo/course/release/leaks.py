@@ -14,7 +14,7 @@ A hit in given code (GIVEN: headers the stubs #include, such as 7.3's copy_mask_
 """
 import re
 
-from ..core.regions import solution_regions
+from ...core.regions import solution_regions
 
 MIN_LENGTH = 16
 GENERIC = {"__syncthreads();", "return cudaSuccess;"}

@@ -18,13 +18,13 @@ import copy
 import json
 import re
 
-from ..core import expressions as ex
-from ..core.lesson import PLACEHOLDER
-from ..core.tomlcompat import TOMLDecodeError, loads_toml
-from .export_autograder import excluded
-from . import release_readme, release_toml
-from .assignment import RELEASE_FILE, to_toml
-from .release_leaks import GIVEN
+from ...core import expressions as ex
+from ...core.lesson import PLACEHOLDER
+from ...core.tomlcompat import TOMLDecodeError, loads_toml
+from ..export_autograder import excluded
+from . import readme as release_readme, toml_cuts as release_toml
+from ..assignment import RELEASE_FILE, to_toml
+from .leaks import GIVEN
 
 RELEASE_EXCLUDED = {
     ".ci/": "the project's own CI (`./workbook check`), for the course's repository",

@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..core import committed
-from . import release
+from ...core import committed
+from . import make as release
 
 SECTIONS = ("7.2", "7.4")
 

@@ -5,11 +5,11 @@ Classroom template.
     ./workbook release --assignment conv1d --out DIR      # sections, points, due, mode from course.toml
 
 Like the Gradescope autograder zip it starts from the last commit (`git archive HEAD`), never
-the working tree, so what students get is a version someone committed and can name; release_files
+the working tree, so what students get is a version someone committed and can name; files.py
 says what is left out and how chapters/ is cut down. Before anything is written:
 
-- no line of any reference solution may be in any file (release_leaks);
-- in a summative release, no withheld answer's value may be written in any file (release_withheld);
+- no line of any reference solution may be in any file (leaks.py);
+- in a summative release, no withheld answer's value may be written in any file (withheld.py);
 - the release's own tools, run in it, must list exactly the sections handed out and generate the
   grader's header with every formula the judges name (so a release made from a commit whose tools
   cannot read it is refused here, not found out by the students).
@@ -31,10 +31,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import export_autograder
-from ..core.chapter_data import ChapterError, load_chapter
-from . import assignment as assignments
-from . import release_files, release_guard, release_leaks, release_withheld
+from .. import export_autograder
+from ...core.chapter_data import ChapterError, load_chapter
+from .. import assignment as assignments
+from . import files as release_files, guard as release_guard, leaks as release_leaks, withheld as release_withheld
 
 
 GENERATED = "release"  # the name of the assignment made from --sections and --mode

@@ -1,6 +1,6 @@
 """The second check before a summative release is written: no withheld answer's value in any file.
 
-A summative release leaves the answers of its questions out of questions.toml (release_files), but
+A summative release leaves the answers of its questions out of questions.toml (files.py), but
 a value can be quoted elsewhere: docs/results/ once printed 7.2's load-count answers. So each
 withheld answer's value (its right answer for the book's parameters, as the course's autograder
 checks it for a student without a variant) is searched for in every text file the release keeps,
@@ -26,7 +26,7 @@ COINCIDENCES = {
     ("tools/halo/site/figures.py", "420"): "a figure's width in pixels",
     ("docs/diagnostics.md", "324"): "an element index of an 18 x 18 tile in a quoted run, not a load count",
 }
-THIS_FILE = "tools/halo/course/release_withheld.py"  # it names the coincidences above
+THIS_FILE = "tools/halo/course/release/withheld.py"  # it names the coincidences above
 
 
 def _forms(value):

@@ -5,7 +5,7 @@ sections and due date, and the commands of the loop, with their own section ids 
 """
 import json
 
-from .release_guard import MARKER
+from .guard import MARKER
 
 GITIGNORE = """\
 # What grading and editors write; never part of your work.
