@@ -64,7 +64,7 @@ def read(path, students, sections):
         try:
             value = Fraction(points)
         except (ValueError, ZeroDivisionError):
-            problems.append(f"{shown}:{line}: points {points!r} is not a number like 2, -1.5 or +0.25; row left out")
+            problems.append(f"{shown}:{line}: points {points!r} is not a number like 2, -1.5 or +0.5; row left out")
             continue
         if value * 100 != int(value * 100):
             problems.append(f"{shown}:{line}: points {points!r} has more than two decimals; row left out")
