@@ -149,6 +149,8 @@ def _parser():
     ea.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml the zip grades (default: its "
                                                          "only one); the zip carries it and the course secret")
     ea.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
+    ea.add_argument("--roster", metavar="FILE", help="the class roster (CSV) the zip carries, so that a submitter "
+                                                     "is matched to their roster ID by sid, email or GitHub username")
     ec = exsub.add_parser("classroom", help="GitHub Classroom's autograding workflow (one step per section)")
     ec.add_argument("--out", metavar="FILE", help="default: build/classroom/classroom.yml")
     ec.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml the workflow grades "
@@ -176,6 +178,13 @@ def _parser():
     rl.add_argument("--force", action="store_true", help="DIR is not empty: keep it as DIR.backup-<time> and write "
                                                          "the release in its place")
 
+    va = sub.add_parser("variants", help="give each GitHub Classroom clone its student's own answers files "
+                                         "(committed, ready to push)")
+    va.add_argument("--into-clones", required=True, metavar="DIR", help="the folder of the class's clones")
+    va.add_argument("--roster", required=True, metavar="FILE",
+                    help="the CSV roster: a student ID column and github_username (whose clone is whose)")
+    va.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml (default: its only one)")
+    va.add_argument("--course", metavar="FILE", help="the course file with the secret (default: course.toml here)")
     d = sub.add_parser("docs", help="build the self-study site (MkDocs, Material theme) from docs/ and chapters/")
     d.add_argument("--instructor", action="store_true", help="also the answer keys and reference kernels")
     d.add_argument("--output", metavar="DIR", help="where the site goes (default: build/site, or "
@@ -566,6 +575,9 @@ def main(root, argv):
     if args.command == "docs":
         from .site import docs_site
         return docs_site.run(root, chapter, args.instructor, args.output, args.serve)
+    if args.command == "variants":
+        from .course import variants_into_clones
+        return variants_into_clones.run(root, chapter, args.into_clones, args.roster, args.assignment, args.course)
     if args.command == "lesson":
         from .student.lesson import LessonError, for_terminal, render_lesson
         try:

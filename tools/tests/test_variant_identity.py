@@ -1,0 +1,153 @@
+"""Variants end to end: a platform's account (Gradescope's sid or email, a Classroom clone's
+GitHub owner) is matched to the roster's student ID; each Classroom clone gets its student's own
+answers file committed into it; a student's `grade` says when a file has no variant (or is someone
+else's) before they submit."""
+import json
+import os
+import subprocess
+import unittest
+from pathlib import Path
+
+from halo.core import answers, roster_identity, variants
+from halo.core.chapter_data import load_chapter
+from halo.course import hand_back, variants_into_clones
+from halo.course.autograder import submitter
+from halo.student import variant_notice
+
+from .helpers import REPO_ROOT, scratch_dir
+
+SECRET = "course secret for the identity tests"
+ROSTER = "student_id,name,email,github_username\nolivia,Olivia O,olivia@uni.edu,OliviaCodes\nbob,Bob B,,bob-b\n"
+
+
+def _git(clone, *args):
+    return subprocess.run(["git", "-C", str(clone), *args], capture_output=True, text=True, check=True).stdout
+
+
+class Identity(unittest.TestCase):
+    def setUp(self):
+        self.dir = scratch_dir("halo-identity-")
+        self.roster = self.dir / "roster.csv"
+        self.roster.write_text(ROSTER)
+
+    def test_an_email_only_account_is_matched_through_the_roster(self):
+        meta = self.dir / "submission_metadata.json"
+        meta.write_text(json.dumps({"users": [{"email": "Olivia@uni.edu", "name": "Olivia", "sid": ""}]}))
+        self.assertEqual(submitter.submitter(meta, self.roster), "olivia")
+        # Without the roster the email is all there is: the variant of "olivia" would not match.
+        self.assertEqual(submitter.submitter(meta), "Olivia@uni.edu")
+
+    def test_a_sid_the_roster_knows_wins_and_an_unknown_account_is_kept(self):
+        meta = self.dir / "submission_metadata.json"
+        meta.write_text(json.dumps({"users": [{"email": "x@uni.edu", "sid": "bob"}]}))
+        self.assertEqual(submitter.submitter(meta, self.roster), "bob")
+        meta.write_text(json.dumps({"users": [{"email": "carol@uni.edu", "sid": ""}]}))
+        self.assertEqual(submitter.submitter(meta, self.roster), "carol@uni.edu")
+
+    def test_an_account_of_two_students_names_both_lines(self):
+        self.roster.write_text(ROSTER + "carol,Carol,olivia@uni.edu,\n")
+        with self.assertRaises(variants.VariantError) as e:
+            roster_identity.identities(self.roster)
+        self.assertIn(":4:", str(e.exception))
+        self.assertIn("line 2", str(e.exception))
+
+    def test_the_clone_owner_is_the_longest_roster_username_its_name_ends_with(self):
+        names = roster_identity.github_usernames(self.roster)
+        self.assertEqual(names, {"oliviacodes": "olivia", "bob-b": "bob"})
+        self.assertEqual(roster_identity.clone_owner("conv-1d-bob-b.git", names), "bob-b")
+        self.assertEqual(roster_identity.clone_owner("conv1d-OliviaCodes", names), "oliviacodes")
+        self.assertIsNone(roster_identity.clone_owner("conv1d-mallory", names))
+
+    def test_a_roster_without_github_usernames_is_refused_by_name(self):
+        self.roster.write_text("student_id,email\nolivia,olivia@uni.edu\n")
+        with self.assertRaises(variants.VariantError) as e:
+            roster_identity.github_usernames(self.roster)
+        self.assertIn("github_username", str(e.exception))
+
+
+class IntoClones(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.chapter = load_chapter(REPO_ROOT)
+        cls.section = next(s for s in cls.chapter.sections if any(q.vary for q in cls.chapter.questions(s.id)))
+
+    def setUp(self):
+        self.dir = scratch_dir("halo-into-clones-")
+        self.roster = self.dir / "roster.csv"
+        self.roster.write_text(ROSTER)
+        self.generic = answers.answers_template(self.chapter, self.section.id)
+
+    def _clone(self, name, remote):
+        clone = self.dir / "class" / name
+        (clone / "exercises" / self.section.folder).mkdir(parents=True)
+        (clone / "exercises" / self.section.folder / "answers.toml").write_text(self.generic)
+        _git(clone, "init", "-q")
+        _git(clone, "remote", "add", "origin", remote)
+        _git(clone, "add", "-A")
+        _git(clone, "-c", "user.name=T", "-c", "user.email=t@uni.edu", "commit", "-q", "-m", "template")
+        return clone
+
+    def test_each_clone_gets_its_owners_variant_committed_and_grades_with_the_secret(self):
+        olivia = self._clone("conv1d-OliviaCodes", "https://github.com/course/conv1d-OliviaCodes.git")
+        bob = self._clone("renamed-folder", "git@github.com:course/conv1d-bob-b.git")
+        stray = self._clone("conv1d-mallory", "https://github.com/course/conv1d-mallory.git")
+        lines, missed = variants_into_clones.into_clones(self.chapter, [self.section], self.dir / "class",
+                                                         self.roster, SECRET)
+        self.assertEqual(missed, ["conv1d-mallory"])
+        rel = f"exercises/{self.section.folder}/answers.toml"
+        for clone, student in ((olivia, "olivia"), (bob, "bob")):
+            self.assertEqual(_git(clone, "status", "--porcelain"), "")  # committed, nothing left over
+            committed = _git(clone, "show", f"HEAD:{rel}")
+            self.assertEqual(answers.file_student(clone / rel, rel), student)
+            self.assertEqual(committed, answers.answers_template(self.chapter, self.section.id, student=student,
+                                                                 secret=SECRET))
+            # The generic file (perhaps with answers in it) is kept aside, never lost.
+            self.assertEqual(_git(clone, "show", f"HEAD:{rel}.yours-1"), self.generic)
+            self.assertEqual(_git(clone, "log", "-1", "--format=%ae"), hand_back.AUTHOR_EMAIL + "\n")
+        self.assertEqual(_git(stray, "log", "--format=%s"), "template\n")
+        self.assertTrue(any("mallory" in line and "github_username" in line for line in lines))
+
+    def test_a_section_folder_planted_as_a_link_is_not_written_through(self):
+        outside = self.dir / "outside"
+        outside.mkdir()
+        clone = self._clone("conv1d-bob-b", "https://github.com/course/conv1d-bob-b")
+        folder = clone / "exercises" / self.section.folder
+        for f in folder.iterdir():
+            f.unlink()
+        folder.rmdir()
+        os.symlink(outside, folder)
+        lines, _ = variants_into_clones.into_clones(self.chapter, [self.section], self.dir / "class",
+                                                    self.roster, SECRET)
+        self.assertEqual(list(outside.iterdir()), [])
+        self.assertTrue(any("a link?" in line for line in lines))
+
+
+class Notice(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.chapter = load_chapter(REPO_ROOT)
+        cls.section = next(s for s in cls.chapter.sections if any(q.vary for q in cls.chapter.questions(s.id)))
+
+    def setUp(self):
+        self.exercises = scratch_dir("halo-notice-") / "exercises"
+        (self.exercises / self.section.folder).mkdir(parents=True)
+        self.file = self.exercises / self.section.folder / "answers.toml"
+
+    def test_a_generic_file_in_a_course_is_named_with_how_to_get_ones_own(self):
+        self.file.write_text(answers.answers_template(self.chapter, self.section.id))
+        lines = variant_notice.notices(self.chapter, [self.section], self.exercises, in_course=True)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("has no variant: your course gives each student their own numbers", lines[0])
+        self.assertIn("git pull", lines[0])
+        # Self-study (no course release): the generic file is the right one; nothing to say.
+        self.assertEqual(variant_notice.notices(self.chapter, [self.section], self.exercises, in_course=False), [])
+
+    def test_a_file_names_whose_numbers_it_holds(self):
+        self.file.write_text(answers.answers_template(self.chapter, self.section.id, student="olivia", secret=SECRET))
+        lines = variant_notice.notices(self.chapter, [self.section], self.exercises, in_course=True)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("holds the numbers of student 'olivia'", lines[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
