@@ -38,6 +38,8 @@ def _parser():
     gc.add_argument("--collect", action="store_true", help="write the gradebook, feedback and report from the "
                                                            "results every shard stored; names who has none")
     gc.add_argument("--harness", action="store_true", help="only build the grading harness (a cluster's first job)")
+    gc.add_argument("--roster", metavar="FILE", help="name each submission by its roster ID (matched by ID, email or "
+                                                     "GitHub username), the ID its variant is keyed by")
     gc.add_argument("--hand-back", action="store_true",
                     help="also commit each student's feedback into their Classroom clone as FEEDBACK-<assignment>.md "
                          "(not pushed; a file already there is kept aside)")
@@ -622,7 +624,7 @@ def main(root, argv):
             sys.exit(f"halo: {e}")
         return grade_class.run(root, chapter, args.submissions, args.out, args.assignment, args.course, args.jobs,
                                args.fresh, shard=shard, collect=args.collect, harness_only=args.harness,
-                               give_back=args.hand_back)
+                               give_back=args.hand_back, roster=args.roster)
     if args.command == "grade":
         from .student import grade
         try:

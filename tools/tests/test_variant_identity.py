@@ -10,7 +10,8 @@ from pathlib import Path
 
 from halo.core import answers, roster_identity, variants
 from halo.core.chapter_data import load_chapter
-from halo.course import hand_back, variants_into_clones
+from halo.course import class_roster, hand_back, variants_into_clones
+from halo.course.class_submissions import Submission
 from halo.course.autograder import submitter
 from halo.student import variant_notice
 
@@ -63,6 +64,38 @@ class Identity(unittest.TestCase):
         with self.assertRaises(variants.VariantError) as e:
             roster_identity.github_usernames(self.roster)
         self.assertIn("github_username", str(e.exception))
+
+
+class ClassNames(unittest.TestCase):
+    """grade-class --roster: each submission graded as the roster ID its variant is keyed by."""
+
+    def setUp(self):
+        self.dir = scratch_dir("halo-class-roster-")
+        self.roster = self.dir / "roster.csv"
+        self.roster.write_text(ROSTER)
+
+    def test_emails_and_clone_owners_become_roster_ids_and_strangers_are_named(self):
+        subs = [Submission("Olivia@uni.edu", self.dir / "a", "submission_1"),   # Gradescope, email only
+                Submission("bob-b", self.dir / "b", "conv1d-bob-b"),            # a Classroom clone
+                Submission("carol", self.dir / "c", "conv1d-carol")]            # not on the roster
+        named, lines = class_roster.named(subs, self.roster)
+        self.assertEqual([(s.student, s.folder) for s in named],
+                         [("bob", "conv1d-bob-b"), ("carol", "conv1d-carol"), ("olivia", "submission_1")])
+        self.assertEqual(len(lines), 1)
+        self.assertIn("carol (folder conv1d-carol) is not on the roster", lines[0])
+
+    def test_a_lone_clone_is_known_by_its_folder_name(self):
+        # One clone: find() strips no common prefix, so the student is the folder's whole name.
+        named, lines = class_roster.named([Submission("conv1d-OliviaCodes", self.dir / "a", "conv1d-OliviaCodes")],
+                                          self.roster)
+        self.assertEqual([s.student for s in named], ["olivia"])
+        self.assertEqual(lines, [])
+
+    def test_two_folders_of_one_student_keep_apart(self):
+        subs = [Submission("olivia", self.dir / "a", "x"), Submission("olivia@uni.edu", self.dir / "b", "y")]
+        named, lines = class_roster.named(subs, self.roster)
+        self.assertEqual(sorted(s.student for s in named), ["olivia", "olivia@uni.edu"])
+        self.assertIn("both 'olivia'", lines[0])
 
 
 class IntoClones(unittest.TestCase):
