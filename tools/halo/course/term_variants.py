@@ -13,7 +13,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ..core import answers, roster_identity
+from ..core import answers, roster_identity, variants
 from . import export_autograder
 
 ROSTER = ("student_id,name,email,github_username\n"
@@ -52,6 +52,7 @@ def verify(chapter, sections, work, repo):
     """What is wrong with the variant flow after the page's commands ran (an empty list: nothing)."""
     work, problems = Path(work), []
     usernames = roster_identity.github_usernames(work / ROSTER_FILE)
+    secret = variants.secret_from_env_or_file(repo)
     for user, student in usernames.items():
         remote = work / "remotes" / f"conv1d-{user}.git"
         for s in sections:
@@ -68,6 +69,10 @@ def verify(chapter, sections, work, repo):
                 continue
             if found != student:
                 problems.append(f"{remote.name}: {rel} pushed holds the variant of {found!r}, not {student!r}")
+                continue
+            # Exactly that student's file under the course's secret (the fingerprint and every number).
+            if pushed.read_text() != answers.answers_template(chapter, s.id, student=student, secret=secret):
+                problems.append(f"{remote.name}: {rel} pushed is not {student}'s variant under the course secret")
     zipped = Path(repo) / "build" / "gradescope-autograder.zip"
     with zipfile.ZipFile(zipped) as z:
         if "halo/roster.csv" not in z.namelist():
