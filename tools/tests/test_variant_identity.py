@@ -25,11 +25,14 @@ def _git(clone, *args):
     return subprocess.run(["git", "-C", str(clone), *args], capture_output=True, text=True, check=True).stdout
 
 
-class Identity(unittest.TestCase):
+class WithRoster(unittest.TestCase):
     def setUp(self):
         self.dir = scratch_dir("halo-identity-")
         self.roster = self.dir / "roster.csv"
         self.roster.write_text(ROSTER)
+
+
+class Identity(WithRoster):
 
     def test_an_email_only_account_is_matched_through_the_roster(self):
         meta = self.dir / "submission_metadata.json"
@@ -66,13 +69,8 @@ class Identity(unittest.TestCase):
         self.assertIn("github_username", str(e.exception))
 
 
-class ClassNames(unittest.TestCase):
+class ClassNames(WithRoster):
     """grade-class --roster: each submission graded as the roster ID its variant is keyed by."""
-
-    def setUp(self):
-        self.dir = scratch_dir("halo-class-roster-")
-        self.roster = self.dir / "roster.csv"
-        self.roster.write_text(ROSTER)
 
     def test_emails_and_clone_owners_become_roster_ids_and_strangers_are_named(self):
         subs = [Submission("Olivia@uni.edu", self.dir / "a", "submission_1"),   # Gradescope, email only
@@ -98,16 +96,14 @@ class ClassNames(unittest.TestCase):
         self.assertIn("both 'olivia'", lines[0])
 
 
-class IntoClones(unittest.TestCase):
+class IntoClones(WithRoster):
     @classmethod
     def setUpClass(cls):
         cls.chapter = load_chapter(REPO_ROOT)
         cls.section = next(s for s in cls.chapter.sections if any(q.vary for q in cls.chapter.questions(s.id)))
 
     def setUp(self):
-        self.dir = scratch_dir("halo-into-clones-")
-        self.roster = self.dir / "roster.csv"
-        self.roster.write_text(ROSTER)
+        super().setUp()
         self.generic = answers.answers_template(self.chapter, self.section.id)
 
     def _clone(self, name, remote):

@@ -9,37 +9,36 @@ import csv
 from pathlib import Path
 from typing import Optional
 
-from .variants import ID_COLUMNS, VariantError, check_student_id, read_roster
+from .variants import ID_COLUMNS, VariantError, read_roster
 
 # Columns that name another identity of the same student (headers normalised as read_roster does).
 EMAIL_COLUMNS = ("email", "email_address")
 GITHUB_COLUMNS = ("github_username", "github", "github_login")
 
 
-def _normal(header):
-    return header.strip().lower().replace(" ", "_").replace("-", "_")
+def _rows(path):
+    """(normalised header, [(line, row, student ID)]) of a roster read_roster accepts."""
+    ids = iter(read_roster(path))  # checks the file and the ID column, with their messages
+    rows = list(csv.reader(Path(path).read_text(encoding="utf-8-sig").splitlines()))
+    header = [h.strip().lower().replace(" ", "_").replace("-", "_") for h in rows[0]]
+    return header, [(line, row, next(ids)) for line, row in enumerate(rows[1:], 2)
+                    if any(cell.strip() for cell in row)]
+
+
+def _cell(row, column):
+    return row[column].strip().lower() if column < len(row) else ""
 
 
 def identities(path) -> dict:
     """{identity (lower-cased) -> roster student ID} for every row: the ID itself, its email and
     its GitHub username. One identity claimed by two students is an error naming both lines."""
-    ids = read_roster(path)  # checks the file and the ID column, with their messages
-    text = Path(path).read_text(encoding="utf-8-sig")
-    rows = list(csv.reader(text.splitlines()))
-    names = [_normal(h) for h in rows[0]]
-    id_column = next(names.index(c) for c in ID_COLUMNS if c in names)
-    others = [names.index(c) for c in EMAIL_COLUMNS + GITHUB_COLUMNS if c in names]
+    header, rows = _rows(path)
+    columns = [next(header.index(c) for c in ID_COLUMNS if c in header)]
+    columns += [header.index(c) for c in EMAIL_COLUMNS + GITHUB_COLUMNS if c in header]
     out: dict[str, str] = {}
     line_of: dict[str, int] = {}
-    students = iter(ids)
-    for line, row in enumerate(rows[1:], 2):
-        if not any(cell.strip() for cell in row):
-            continue
-        sid = next(students)
-        for column in [id_column] + others:
-            value = row[column].strip().lower() if column < len(row) else ""
-            if not value:
-                continue
+    for line, row, sid in rows:
+        for value in filter(None, (_cell(row, c) for c in columns)):
             if out.get(value, sid) != sid:
                 raise VariantError(f"{path}:{line}: {value!r} names {out[value]!r} on line {line_of[value]} "
                                    f"and {sid!r} here; each account belongs to one student")
@@ -57,6 +56,18 @@ def student_for(path, *accounts) -> Optional[str]:
     return None
 
 
+def github_usernames(path) -> dict:
+    """{GitHub username (lower-cased) -> roster student ID}; VariantError if the roster has no
+    GitHub column (a Classroom course needs one to know whose clone is whose)."""
+    header, rows = _rows(path)
+    column = next((header.index(c) for c in GITHUB_COLUMNS if c in header), None)
+    if column is None:
+        raise VariantError(f"{path}:1: no column of GitHub usernames; add one named github_username "
+                           "(GitHub Classroom's roster export has it) to tell whose clone is whose")
+    identities(path)  # a username of two students is refused here too
+    return {_cell(row, column): sid for _, row, sid in rows if _cell(row, column)}
+
+
 def clone_owner(repository_name: str, usernames) -> Optional[str]:
     """The GitHub username that owns a Classroom clone, from the repository's name
     (`<assignment>-<username>`): the longest of `usernames` the name ends with after a dash.
@@ -66,24 +77,3 @@ def clone_owner(repository_name: str, usernames) -> Optional[str]:
         name = name[:-4]
     fits = [u for u in usernames if u and name.endswith("-" + u.lower())]
     return max(fits, key=len) if fits else None
-
-
-def github_usernames(path) -> dict:
-    """{GitHub username (lower-cased) -> roster student ID}; VariantError if the roster has no
-    GitHub column (a Classroom course needs one to know whose clone is whose)."""
-    text = Path(path).read_text(encoding="utf-8-sig")
-    header = [_normal(h) for h in (next(csv.reader(text.splitlines()), None) or [])]
-    column = next((c for c in GITHUB_COLUMNS if c in header), None)
-    if column is None:
-        raise VariantError(f"{path}:1: no column of GitHub usernames; add one named github_username "
-                           "(GitHub Classroom's roster export has it) to tell whose clone is whose")
-    index = header.index(column)
-    ids = read_roster(path)
-    out, students = {}, iter(ids)
-    for row in list(csv.reader(text.splitlines()))[1:]:
-        if not any(cell.strip() for cell in row):
-            continue
-        sid = next(students)
-        if index < len(row) and row[index].strip():
-            out[row[index].strip().lower()] = check_student_id(sid)
-    return out
