@@ -22,7 +22,7 @@ class TermVariants(unittest.TestCase):
         (self.repo / "course.toml").write_text(class_fixture.COURSE_TOML)
         self.chapter = load_chapter(self.repo)
         self.sections = load(self.chapter, self.repo, term_check.ASSIGNMENT).sections
-        term_variants.prepare(self.repo, self.chapter, self.sections, self.work)
+        term_variants.prepare(self.chapter, self.sections, self.work)
         self.env = {k: v for k, v in os.environ.items() if k != "HALO_COURSE_SECRET"}
         self.env.update(GIT_AUTHOR_NAME="Course", GIT_AUTHOR_EMAIL="course@example.edu",
                         GIT_COMMITTER_NAME="Course", GIT_COMMITTER_EMAIL="course@example.edu")

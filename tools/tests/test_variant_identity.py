@@ -134,6 +134,13 @@ class IntoClones(WithRoster):
             self.assertEqual(_git(clone, "show", f"HEAD:{rel}.yours-1"), self.generic)
             self.assertEqual(_git(clone, "log", "-1", "--format=%ae"), hand_back.AUTHOR_EMAIL + "\n")
         self.assertEqual(_git(stray, "log", "--format=%s"), "template\n")
+        # Run again (a student added to the roster): a file already the student's, answered, stays.
+        answered = (olivia / rel).read_text() + "\n# my working\n"
+        (olivia / rel).write_text(answered)
+        again, _ = variants_into_clones.into_clones(self.chapter, [self.section], self.dir / "class",
+                                                    self.roster, SECRET)
+        self.assertEqual((olivia / rel).read_text(), answered)
+        self.assertTrue(any("already holds their numbers" in line for line in again))
         self.assertTrue(any("mallory" in line and "github_username" in line for line in lines))
 
     def test_a_section_folder_planted_as_a_link_is_not_written_through(self):

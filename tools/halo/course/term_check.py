@@ -73,7 +73,7 @@ def run_check(root, chapter, work):
         shutil.rmtree(work / name, ignore_errors=True)
     shutil.move(str(work / "fixture" / "submissions"), str(work / "conv1d-submissions"))
     sections = load(chapter, repo, ASSIGNMENT).sections
-    term_variants.prepare(root, chapter, sections, work)  # the roster and the Classroom clones the page names
+    term_variants.prepare(chapter, sections, work)  # the roster and the Classroom clones the page names
     env = {k: v for k, v in os.environ.items() if k != "HALO_COURSE_SECRET"}
     env.update(GIT_AUTHOR_NAME="Course", GIT_AUTHOR_EMAIL="course@example.edu",
                GIT_COMMITTER_NAME="Course", GIT_COMMITTER_EMAIL="course@example.edu")
@@ -95,7 +95,7 @@ def run_check(root, chapter, work):
             problems.append(f"the autograder zip's course file has no assignment {ASSIGNMENT}")
     problems += term_variants.verify(chapter, sections, work, repo)
     out = repo / "build" / "class" / ASSIGNMENT
-    problems += class_fixture.verify(expected, out, load(chapter, repo, ASSIGNMENT).sections)
+    problems += class_fixture.verify(expected, out, sections)
     # grade-class's last line: every student whose status cell is not "graded", in the gradebook's order.
     look = statuses.need_a_look([(student, exp["status"]) for student, exp in sorted(expected.items())])
     if look not in printed.splitlines():

@@ -26,7 +26,7 @@ def _git(*args, cwd=None):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def prepare(root, chapter, sections, work):
+def prepare(chapter, sections, work):
     """Writes work/roster.csv, a bare remote per student and its clone under work/conv1d-clones."""
     work = Path(work)
     (work / ROSTER_FILE).write_text(ROSTER)

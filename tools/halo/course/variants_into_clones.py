@@ -39,6 +39,16 @@ def _real_folder(clone: Path, folder: str) -> bool:
     return True
 
 
+def _holds(path, shown, student):
+    """Whether the clone's file (a regular one) is already `student`'s variant, perhaps answered."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        return answers.file_student(path, shown) == student
+    except answers.AnswersError:
+        return False
+
+
 def into_clones(chapter, sections, clones_dir, roster, secret):
     """Writes and commits each clone's answers files; returns (lines to print, clones missed)."""
     usernames = roster_identity.github_usernames(roster)
@@ -63,6 +73,9 @@ def into_clones(chapter, sections, clones_dir, roster, secret):
             if not _real_folder(clone, f"exercises/{s.folder}"):
                 lines.append(f"variants: {clone.name}: exercises/{s.folder} is not a folder of the clone "
                              "(a link?); nothing written there")
+                continue
+            if _holds(clone / rel, rel, student):  # a run again (a student added) keeps what they answered
+                lines.append(f"variants: {clone.name} ({user} = {student}): {rel} already holds their numbers; left as it is")
                 continue
             text = answers.answers_template(chapter, s.id, student=student, secret=secret)
             said = hand_back.give(clone, rel, text, MESSAGE.format(path=rel, student=student))
