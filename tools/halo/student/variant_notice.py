@@ -25,10 +25,11 @@ def notices(chapter, sections, exercises, in_course):
         except answers.AnswersError:
             continue  # the answers' own check names what is wrong with the file
         if found is None and in_course:
-            lines.append(f"{shown} has no variant: your course gives each student their own numbers, and the "
-                         f"course's grader scores {', '.join(varied)} 0 in a file without yours; " + GET_YOURS + ".")
+            lines.append(f"{shown} has no variant: your course gives each student their own numbers, and its "
+                         f"grader scores the {len(varied)} questions that vary 0 in a file without yours.\n  "
+                         + GET_YOURS[0].upper() + GET_YOURS[1:] + ".")
         elif found is not None:
             lines.append(f"{shown} holds the numbers of student {found!r}; the course grades each student "
-                         f"against their own, so if you are not {found!r}, " + GET_YOURS + ".")
+                         f"against their own.\n  If you are not {found!r}, " + GET_YOURS + ".")
     return lines
 
