@@ -582,8 +582,12 @@ def main(root, argv):
         return variants_into_clones.run(root, chapter, args.into_clones, args.roster, args.assignment, args.course)
     if args.command == "lesson":
         from .student.lesson import LessonError, for_terminal, render_lesson
+        from .student.own_lesson import own_questions
         try:
-            print(for_terminal(render_lesson(chapter, chapter.section(args.section).id)))
+            questions, whose = own_questions(chapter, chapter.section(args.section), Path(root) / "exercises")
+            print(for_terminal(render_lesson(chapter, chapter.section(args.section).id, questions)))
+            if whose:
+                print(whose, file=sys.stderr)
         except (KeyError, LessonError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
         return 0

@@ -13,7 +13,8 @@ from halo.core.chapter_data import load_chapter
 from halo.course import class_roster, hand_back, variants_into_clones
 from halo.course.class_submissions import Submission
 from halo.course.autograder import submitter
-from halo.student import variant_notice
+from halo.student import own_lesson, variant_notice
+from halo.student.lesson import render_lesson
 
 from .helpers import REPO_ROOT, scratch_dir
 
@@ -183,6 +184,31 @@ class Notice(unittest.TestCase):
         lines = variant_notice.notices(self.chapter, [self.section], self.exercises, in_course=True)
         self.assertEqual(len(lines), 1)
         self.assertIn("holds the numbers of student 'olivia'", lines[0])
+
+
+class OwnLesson(unittest.TestCase):
+    """`./workbook lesson` states the numbers of the student's own answers file."""
+
+    def test_the_lesson_states_the_numbers_the_file_records(self):
+        chapter = load_chapter(REPO_ROOT)
+        section = chapter.section("7.4")
+        question = next(q for q in chapter.questions("7.4") if q.id == "exercise7_blocks")
+        # A student whose n differs from the chapter's, so the two lessons cannot agree by chance.
+        student = next(f"s{k}" for k in range(100)
+                       if variants.params_for(question, f"s{k}", SECRET)["n"] != question.params["n"])
+        mine = variants.params_for(question, student, SECRET)["n"]
+        exercises = scratch_dir("halo-own-lesson-") / "exercises"
+        (exercises / section.folder).mkdir(parents=True)
+        (exercises / section.folder / "answers.toml").write_text(
+            answers.answers_template(chapter, "7.4", student=student, secret=SECRET))
+        questions, whose = own_lesson.own_questions(chapter, section, exercises)
+        lesson = render_lesson(chapter, "7.4", questions)
+        self.assertIn(f"{student!r}", whose)
+        self.assertRegex(lesson.replace(",", ""), rf"an array of `n` = {mine} elements")
+        self.assertNotEqual(lesson, render_lesson(chapter, "7.4"))
+        # The plain file (no variant): the chapter's numbers, and nothing to say.
+        (exercises / section.folder / "answers.toml").write_text(answers.answers_template(chapter, "7.4"))
+        self.assertEqual(own_lesson.own_questions(chapter, section, exercises), (None, None))
 
 
 if __name__ == "__main__":
