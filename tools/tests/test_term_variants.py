@@ -6,6 +6,7 @@ About 7 s on the 2-core development machine (a clone of the repository and two z
 import os
 import subprocess
 import unittest
+import zipfile
 
 from halo.core.chapter_data import load_chapter
 from halo.course import class_fixture, term_check, term_variants
@@ -39,6 +40,9 @@ class TermVariants(unittest.TestCase):
         printed = self.run_lines(lines)
         self.assertIn("2 of 2 clones have their student's own answers files committed", printed)
         self.assertEqual(term_variants.verify(self.chapter, self.sections, self.work, self.repo), [])
+        with zipfile.ZipFile(self.repo / "build" / "gradescope-autograder.zip") as z:
+            # Names and emails: root's alone, as the course secret (submissions run as other users).
+            self.assertEqual((z.getinfo("halo/roster.csv").external_attr >> 16) & 0o777, 0o600)
 
     def test_verify_fails_without_the_variant_flow(self):
         # The term as it was: nothing handed to the clones, a zip without the roster.
