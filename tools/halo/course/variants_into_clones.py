@@ -13,6 +13,7 @@ committed with the new one, never overwritten or followed (hand_back.give), and 
 that is a link is refused."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..core import answers, roster_identity, variants
@@ -98,7 +99,7 @@ def run(root, chapter, clones_dir, roster, assignment_name=None, course=None):
             raise variants.VariantError(f"{clones_dir}: no such folder (give the folder of the class's clones)")
         lines, missed = into_clones(chapter, [chapter.section(i) for i in chosen.ids], clones_dir, roster, secret)
     except (assignments.AssignmentError, variants.VariantError) as e:
-        print(f"halo: {e}")
+        print(f"halo: {e}", file=sys.stderr)
         return 2
     print("\n".join(lines))
     return 1 if missed else 0
