@@ -107,10 +107,11 @@ class IntoClones(WithRoster):
         super().setUp()
         self.generic = answers.answers_template(self.chapter, self.section.id)
 
-    def _clone(self, name, remote):
+    def _clone(self, name, remote, answered=False):
         clone = self.dir / "class" / name
         (clone / "exercises" / self.section.folder).mkdir(parents=True)
-        (clone / "exercises" / self.section.folder / "answers.toml").write_text(self.generic)
+        (clone / "exercises" / self.section.folder / "answers.toml").write_text(
+            self.generic + ("bobs_answer = 1\n" if answered else ""))
         _git(clone, "init", "-q")
         _git(clone, "remote", "add", "origin", remote)
         _git(clone, "add", "-A")
@@ -119,7 +120,7 @@ class IntoClones(WithRoster):
 
     def test_each_clone_gets_its_owners_variant_committed_and_grades_with_the_secret(self):
         olivia = self._clone("conv1d-OliviaCodes", "https://github.com/course/conv1d-OliviaCodes.git")
-        bob = self._clone("renamed-folder", "git@github.com:course/conv1d-bob-b.git")
+        bob = self._clone("renamed-folder", "git@github.com:course/conv1d-bob-b.git", answered=True)
         stray = self._clone("conv1d-mallory", "https://github.com/course/conv1d-mallory.git")
         lines, missed = variants_into_clones.into_clones(self.chapter, [self.section], self.dir / "class",
                                                          self.roster, SECRET)
@@ -131,8 +132,10 @@ class IntoClones(WithRoster):
             self.assertEqual(answers.file_student(clone / rel, rel), student)
             self.assertEqual(committed, answers.answers_template(self.chapter, self.section.id, student=student,
                                                                  secret=SECRET))
-            # The generic file (perhaps with answers in it) is kept aside, never lost.
-            self.assertEqual(_git(clone, "show", f"HEAD:{rel}.yours-1"), self.generic)
+        # The generic file as it came is replaced; one the student wrote in is kept aside, never lost.
+        self.assertFalse((olivia / f"{rel}.yours-1").exists())
+        self.assertEqual(_git(bob, "show", f"HEAD:{rel}.yours-1"), self.generic + "bobs_answer = 1\n")
+        for clone in (olivia, bob):
             self.assertEqual(_git(clone, "log", "-1", "--format=%ae"), hand_back.AUTHOR_EMAIL + "\n")
         self.assertEqual(_git(stray, "log", "--format=%s"), "template\n")
         # Run again (a student added to the roster): a file already the student's, answered, stays.

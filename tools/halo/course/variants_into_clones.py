@@ -8,9 +8,9 @@ showing the same ones when given the same ID).
 Whose clone: the repository's owner, from the clone's `origin` URL (`.../<assignment>-<username>`,
 the name Classroom gives it; the folder's name when there is no remote), matched to the roster's
 github_username column. The clone is the student's tree: nothing in it is trusted. A file already
-there (the release's generic answers.toml, perhaps with answers in it) is renamed aside and
-committed with the new one, never overwritten or followed (hand_back.give), and a section folder
-that is a link is refused."""
+there with answers in it (the release's generic answers.toml, answered) is renamed aside and
+committed with the new one, never overwritten or followed (hand_back.give); the generic file as it
+came is simply replaced; a section folder that is a link is refused."""
 from __future__ import annotations
 
 import sys
@@ -55,6 +55,7 @@ def into_clones(chapter, sections, clones_dir, roster, secret):
     usernames = roster_identity.github_usernames(roster)
     folders = sorted(p for p in Path(clones_dir).iterdir() if p.is_dir() and not p.name.startswith("."))
     lines, done, missed = [], 0, []
+    generic = {s.id: answers.answers_template(chapter, s.id) for s in sections if chapter.questions(s.id)}
     for clone in folders:
         if not hand_back._is_clone(clone):
             lines.append(f"variants: {clone.name}: not a git clone; skipped")
@@ -78,6 +79,9 @@ def into_clones(chapter, sections, clones_dir, roster, secret):
             if _holds(clone / rel, rel, student):  # a run again (a student added) keeps what they answered
                 lines.append(f"variants: {clone.name} ({user} = {student}): {rel} already holds their numbers; left as it is")
                 continue
+            here = clone / rel
+            if here.is_file() and not here.is_symlink() and here.read_text(errors="replace") == generic[s.id]:
+                here.unlink()  # the release's file as it came: nothing of the student's to keep aside
             text = answers.answers_template(chapter, s.id, student=student, secret=secret)
             said = hand_back.give(clone, rel, text, MESSAGE.format(path=rel, student=student))
             lines.append(f"variants: {clone.name} ({user} = {student}): {said}")
