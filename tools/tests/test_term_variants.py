@@ -35,8 +35,11 @@ class TermVariants(unittest.TestCase):
         return ran.stdout
 
     def test_the_pages_variant_lines_give_every_student_their_own_numbers(self):
-        lines = [line for line in term_check.walk(REPO_ROOT) if "--roster" in line or "conv1d-clones" in line]
-        self.assertEqual(len(lines), 3, lines)  # the clones given their files, pushed; the zip with the roster
+        # The clones given their files, pushed; the zip with the roster. (Grading the clones builds a
+        # harness: `./workbook check`'s term check runs that part, and gradebook_problems reads it.)
+        lines = [line for line in term_check.walk(REPO_ROOT) if ("--roster" in line or "conv1d-clones" in line)
+                 and "grade-class" not in line and "pull" not in line]
+        self.assertEqual(len(lines), 3, lines)
         printed = self.run_lines(lines)
         self.assertIn("2 of 2 clones have their student's own answers files committed", printed)
         self.assertEqual(term_variants.verify(self.chapter, self.sections, self.work, self.repo), [])

@@ -93,7 +93,7 @@ def run_check(root, chapter, work):
     with zipfile.ZipFile(repo / "build" / "gradescope-autograder.zip") as z:
         if f"[assignments.{ASSIGNMENT}]" not in z.read("halo/course.toml").decode():
             problems.append(f"the autograder zip's course file has no assignment {ASSIGNMENT}")
-    problems += term_variants.verify(chapter, sections, work, repo)
+    problems += term_variants.verify(chapter, sections, work, repo) + term_variants.gradebook_problems(work, repo)
     out = repo / "build" / "class" / ASSIGNMENT
     problems += class_fixture.verify(expected, out, sections)
     # grade-class's last line: every student whose status cell is not "graded", in the gradebook's order.

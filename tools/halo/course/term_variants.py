@@ -5,8 +5,11 @@ that is not their roster ID, both with a GitHub username; and, for Classroom, ea
 repository as GitHub Classroom makes it (a remote named `conv1d-<username>`, here a bare
 repository) holding the release's generic answers files, cloned into `../conv1d-clones` as
 `gh classroom clone student-repos` would. After them: each remote holds its student's own
-variant, pushed, and the Gradescope zip's submitter.py grades the email account as its roster ID.
+variant, pushed, and the Gradescope zip's submitter.py grades the email account as its roster ID
+(verify); the clones, pulled and graded with the roster, are rows of roster IDs, none a variant
+mismatch (gradebook_problems).
 """
+import csv
 import json
 import subprocess
 import sys
@@ -46,6 +49,18 @@ def prepare(chapter, sections, work):
         _git("-c", "user.name=Course", "-c", "user.email=course@example.edu", "commit", "-qm", "template", cwd=seed)
         _git("push", "-q", str(remote), "HEAD:refs/heads/main", cwd=seed)
         _git("clone", "-q", "--branch", "main", str(remote), str(work / CLONES / f"conv1d-{user}"))
+
+
+def gradebook_problems(work, repo):
+    """The Classroom clones graded with the roster: each row a roster ID, none a variant mismatch."""
+    path = Path(repo) / "build" / "class" / "conv1d-clones" / "gradebook.csv"
+    if not path.is_file():
+        return [f"no {path}: the clones were not graded"]
+    rows = {row["student"]: row["status"] for row in csv.DictReader(path.read_text().splitlines())}
+    wanted = sorted(roster_identity.github_usernames(Path(work) / ROSTER_FILE).values())
+    problems = [] if sorted(rows) == wanted else [f"{path.name} of the clones names {sorted(rows)}, not {wanted}"]
+    return problems + [f"{path.name} of the clones: {student}: {status}" for student, status in rows.items()
+                       if "variant mismatch" in status]
 
 
 def verify(chapter, sections, work, repo):
