@@ -54,6 +54,17 @@ class TermVariants(unittest.TestCase):
         self.assertTrue(any("holds the variant of None" in p for p in problems), problems)
         self.assertTrue(any("carries no halo/roster.csv" in p for p in problems), problems)
 
+    def test_the_clones_gradebook_must_name_roster_ids_and_no_mismatch(self):
+        # What grade-class wrote for the clones without --roster: GitHub usernames, each a mismatch.
+        book = self.repo / "build" / "class" / "conv1d-clones" / "gradebook.csv"
+        book.parent.mkdir(parents=True)
+        book.write_text('"student","total (30)","status"\n"olivia-o","0","7.2 variant mismatch"\n'
+                        '"ppark","0","7.2 variant mismatch"\n')
+        problems = term_variants.gradebook_problems(self.work, self.repo)
+        self.assertEqual(len(problems), 3, problems)  # the names, and each mismatch
+        book.write_text('"student","total (30)","status"\n"olivia","0","graded"\n"peter","0","graded"\n')
+        self.assertEqual(term_variants.gradebook_problems(self.work, self.repo), [])
+
 
 if __name__ == "__main__":
     unittest.main()
