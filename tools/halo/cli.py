@@ -45,7 +45,9 @@ def _parser():
                          "(not pushed; a file already there is kept aside)")
     gc.add_argument("--adjustments", metavar="CSV", help="manual adjustments (student,section,points,comment) "
                                                         "merged into the gradebook and each student's feedback")
-    gc.add_argument("--roster", metavar="CSV", help="the class roster (ID, name, email): also write canvas.csv "
+    gc.add_argument("--roster", metavar="CSV", help="the class roster (ID, name, email, GitHub username): name each "
+                                                   "submission by its roster ID (matched by ID, email or GitHub "
+                                                   "username), the ID its variant is keyed by; also write canvas.csv "
                                                    "and moodle.csv, the LMS gradebook imports")
     gc.add_argument("--slurm", action="store_true", help="write Slurm job scripts: the harness, an array of shards, "
                                                          "the collect step (into OUT/slurm)")
@@ -166,6 +168,8 @@ def _parser():
     ea.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml the zip grades (default: its "
                                                          "only one); the zip carries it and the course secret")
     ea.add_argument("--course", metavar="FILE", help="the course file (default: course.toml here)")
+    ea.add_argument("--roster", metavar="FILE", help="the class roster (CSV) the zip carries, so that a submitter "
+                                                     "is matched to their roster ID by sid, email or GitHub username")
     ec = exsub.add_parser("classroom", help="GitHub Classroom's autograding workflow (one step per section)")
     ec.add_argument("--out", metavar="FILE", help="default: build/classroom/classroom.yml")
     ec.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml the workflow grades "
@@ -193,6 +197,13 @@ def _parser():
     rl.add_argument("--force", action="store_true", help="DIR is not empty: keep it as DIR.backup-<time> and write "
                                                          "the release in its place")
 
+    va = sub.add_parser("variants", help="give each GitHub Classroom clone its student's own answers files "
+                                         "(committed, ready to push)")
+    va.add_argument("--into-clones", required=True, metavar="DIR", help="the folder of the class's clones")
+    va.add_argument("--roster", required=True, metavar="FILE",
+                    help="the CSV roster: a student ID column and github_username (whose clone is whose)")
+    va.add_argument("--assignment", metavar="NAME", help="the assignment of course.toml (default: its only one)")
+    va.add_argument("--course", metavar="FILE", help="the course file with the secret (default: course.toml here)")
     d = sub.add_parser("docs", help="build the self-study site (MkDocs, Material theme) from docs/ and chapters/")
     d.add_argument("--instructor", action="store_true", help="also the answer keys and reference kernels")
     d.add_argument("--output", metavar="DIR", help="where the site goes (default: build/site, or "
@@ -586,10 +597,17 @@ def main(root, argv):
     if args.command == "docs":
         from .site import docs_site
         return docs_site.run(root, chapter, args.instructor, args.output, args.serve)
+    if args.command == "variants":
+        from .course import variants_into_clones
+        return variants_into_clones.run(root, chapter, args.into_clones, args.roster, args.assignment, args.course)
     if args.command == "lesson":
         from .core.lesson import LessonError, for_terminal, render_lesson
+        from .student.own_lesson import own_questions
         try:
-            print(for_terminal(render_lesson(chapter, chapter.section(args.section).id)))
+            questions, whose = own_questions(chapter, chapter.section(args.section), Path(root) / "exercises")
+            print(for_terminal(render_lesson(chapter, chapter.section(args.section).id, questions)))
+            if whose:
+                print(whose, file=sys.stderr)
         except (KeyError, LessonError) as e:
             sys.exit(f"halo: {e.args[0] if e.args else e}")
         return 0

@@ -541,6 +541,22 @@ UNVERIFIED = (" (graded with the numbers of your variant; this machine has no co
               "course's grader checks that they are yours)")
 
 
+def file_variant(path, shown: str) -> Optional[tuple]:
+    """(student, {question id: recorded params}) of the variant the answers file records, None
+    for the plain edition; AnswersError when the file or its variant lines cannot be read."""
+    try:
+        found = _file_variant(parse_answers(path, shown))
+    except _VariantProblem as e:
+        raise AnswersError(str(e)) from None
+    return found[:2] if found else None
+
+
+def file_student(path, shown: str) -> Optional[str]:
+    """The student whose variant the answers file records, None for the plain edition."""
+    found = file_variant(path, shown)
+    return found[0] if found else None
+
+
 def _variant_of(chapter, question, parsed: ParsedAnswers, secret, student) -> tuple:
     """(the question as the file's variant asks it, a note for the verdict or None, None) or
     (None, None, an INVALID Verdict)."""

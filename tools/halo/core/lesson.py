@@ -60,9 +60,11 @@ def lesson_path(chapter: Chapter, section_id: str) -> str:
     return f"chapters/{_section(chapter, section_id).folder}/lesson.md"
 
 
-def lesson_context(chapter: Chapter, section_id: str) -> dict:
-    """What the section's lesson may name: nested dicts whose leaves are formatted strings."""
-    questions = chapter.questions(_section(chapter, section_id).id)
+def lesson_context(chapter: Chapter, section_id: str, questions=None) -> dict:
+    """What the section's lesson may name: nested dicts whose leaves are formatted strings; the
+    keys and params of `questions` (a student's variant) when given, else the chapter's."""
+    if questions is None:
+        questions = chapter.questions(_section(chapter, section_id).id)
     return {
         "key": {q.id: _format(q.expected()) for q in questions},
         "param": {q.id: {name: _format(v) for name, v in q.params.items()} for q in questions},
@@ -109,9 +111,9 @@ def _results_body(page) -> str:
     return "\n".join(body).strip()
 
 
-def render_lesson(chapter: Chapter, section_id: str) -> str:
-    """The section's lesson.md with every placeholder replaced; LessonError if it has none or
-    a placeholder names nothing."""
+def render_lesson(chapter: Chapter, section_id: str, questions=None) -> str:
+    """The section's lesson.md with every placeholder replaced (the numbers of `questions`, a
+    student's variant, when given); LessonError if it has none or a placeholder names nothing."""
     where = lesson_path(chapter, section_id)
     path = chapter.root / where
     try:
@@ -119,7 +121,7 @@ def render_lesson(chapter: Chapter, section_id: str) -> str:
     except FileNotFoundError:
         raise LessonError(f"{where}: no such file: section {_section(chapter, section_id).id} "
                           "has no lesson yet") from None
-    return render_text(text, lesson_context(chapter, section_id), where)
+    return render_text(text, lesson_context(chapter, section_id, questions), where)
 
 
 def for_terminal(text: str) -> str:

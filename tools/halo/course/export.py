@@ -13,7 +13,8 @@ def run(root, chapter, args):
         from . import export_autograder
         # getattr: --allow-dirty is declared in cli.py; without it the export refuses dirty stubs.
         return export_autograder.run(root, args.out, getattr(args, "allow_dirty", False), chapter,
-                                     getattr(args, "assignment", None), getattr(args, "course", None))
+                                     getattr(args, "assignment", None), getattr(args, "course", None),
+                                     getattr(args, "roster", None))
     if args.target == "classroom":
         from . import export_classroom
         return export_classroom.run(root, chapter, args.out, getattr(args, "assignment", None))

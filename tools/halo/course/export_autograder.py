@@ -63,6 +63,7 @@ EXCLUDED = {
     ".halo-backups/": "copies `./workbook reset` keeps",
 }
 COURSE_FILE = "course.toml"
+ROSTER_FILE = "roster.csv"  # where run_autograder looks for the roster (names and emails: private)
 # Left out wherever they are: the course secret (the export writes its own course.toml, of one
 # assignment, when asked), and what a build or Python writes.
 EXCLUDED_NAMES = (COURSE_FILE, "compile_commands.json", "__pycache__")
@@ -134,10 +135,11 @@ def _add(z, name, mode, mtime, data, private=False):
     z.writestr(info, data)
 
 
-def build_zip(root, out, course_text=None):
+def build_zip(root, out, course_text=None, roster_text=None):
     """Writes the autograder zip from HEAD of the checkout at `root` (no check of the working
-    tree: run() does that), with `course_text` as halo/course.toml when given; returns the
-    number of repository files it carries."""
+    tree: run() does that), with `course_text` as halo/course.toml and `roster_text` as
+    halo/roster.csv (submitter.py matches a submitter's email to the roster ID through it) when
+    given; returns the number of repository files it carries."""
     root, out = Path(root), Path(out)
     _check_checkout(root)
     files = committed_files(root)
@@ -155,6 +157,8 @@ def build_zip(root, out, course_text=None):
             _add(z, f"halo/{name}", mode, mtime, data)
         if course_text is not None:
             _add(z, f"halo/{COURSE_FILE}", 0o644, time.time(), course_text.encode(), private=True)
+        if roster_text is not None:
+            _add(z, f"halo/{ROSTER_FILE}", 0o644, time.time(), roster_text.encode(), private=True)
     tmp.replace(out)
     return len(kept)
 
@@ -193,12 +197,25 @@ def course_for_zip(root, chapter, assignment_name=None, course=None):
         "keep the zip to instructors (Gradescope does not show autograder files to students)")
 
 
-def run(root, out=None, allow_dirty=False, chapter=None, assignment_name=None, course=None):
+def roster_for_zip(roster):
+    """The roster's text, checked (every row an ID; no account of two students), or None."""
+    if roster is None:
+        return None
+    from ..core import roster_identity, variants
+    try:
+        roster_identity.identities(roster)
+    except variants.VariantError as e:
+        raise ExportError(str(e)) from None
+    return Path(roster).read_text(encoding="utf-8-sig")
+
+
+def run(root, out=None, allow_dirty=False, chapter=None, assignment_name=None, course=None, roster=None):
     root = Path(root)
     out = Path(out) if out else root / "build" / "gradescope-autograder.zip"
     try:
         _check_checkout(root)
         course_text, course_note = course_for_zip(root, chapter, assignment_name, course) if chapter else (None, "")
+        roster_text = roster_for_zip(roster)
         dirty = [n for n in uncommitted(root) if not excluded(n)]
         stubs = [n for n in dirty if is_stub(n)]
         if stubs and not allow_dirty:
@@ -210,7 +227,7 @@ def run(root, out=None, allow_dirty=False, chapter=None, assignment_name=None, c
         if dirty:
             print("halo: warning: uncommitted changes; the zip holds the committed version of (or, for a "
                   "file never committed, leaves out):\n  " + "\n  ".join(dirty), file=sys.stderr)
-        count = build_zip(root, out, course_text)
+        count = build_zip(root, out, course_text, roster_text)
     except ExportError as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2

@@ -41,7 +41,7 @@ from . import export_autograder
 from ..core import results as results_file
 from ..core import limits, sandbox, statuses, toolchain, variants
 from ..core.cpus import usable_cpus
-from . import class_report, class_submission, feedback, gradebook, hand_back, mistake_histogram
+from . import class_report, class_roster, class_submission, feedback, gradebook, hand_back, mistake_histogram
 from .assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness, harness_home
 from .class_submissions import SubmissionsError, find
@@ -205,7 +205,11 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     try:
         with class_shards.locked(work / ".unpack.lock"):  # shards starting at once unpack a zip once
             subs = find(submissions, unpack_to=work / "unpacked")
-    except SubmissionsError as e:
+        if roster:  # each student by their roster ID, the one their variant is keyed by (class_roster.py)
+            subs, said = class_roster.named(subs, roster)
+            for line in said:
+                print(line, file=sys.stderr)
+    except (SubmissionsError, variants.VariantError) as e:
         print(f"halo: {e}", file=sys.stderr)
         return 2
     back = subs if give_back else None

@@ -52,9 +52,9 @@ def _is_clone(folder):
     return bool(top and top.returncode == 0 and Path(top.stdout.strip()).resolve() == folder.resolve())
 
 
-def give(clone, name, text):
-    """Writes `text` as `name` at the top of `clone` and commits it (with the backup of what was
-    there, if any); returns what was done, in words."""
+def give(clone, name, text, message=None):
+    """Writes `text` as `name` (a path inside `clone`, its folders already there) and commits it
+    with `message` (with the backup of what was there, if any); returns what was done, in words."""
     target = clone / name
     backup = None
     if os.path.lexists(target):
@@ -68,13 +68,13 @@ def give(clone, name, text):
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     with os.fdopen(fd, "w") as f:
         f.write(text)
-    paths = [name] + ([backup.name] if backup else [])
+    paths = [name] + ([str(backup.relative_to(clone))] if backup else [])
     add = _git(clone, "add", "--", *paths)
     done = add if add.returncode else _git(clone, "commit", "--no-verify", "-q", "-m",
-                                            f"{name}: feedback from the grader", "--", *paths)
+                                            message or f"{name}: feedback from the grader", "--", *paths)
     if done.returncode:
         return f"wrote {target} but git could not commit it: {(done.stderr or done.stdout).strip()}"
-    kept = f" (what was there is kept as {backup.name})" if backup else ""
+    kept = f" (what was there is kept as {backup.relative_to(clone)})" if backup else ""
     return f"committed {name} in {clone}{kept}"
 
 

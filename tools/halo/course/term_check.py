@@ -6,7 +6,8 @@ course repository, with the generated class of class_fixture.py as `../conv1d-su
 its course file as `course.toml`. Then: the release holds the Classroom workflow and is a
 repository with one commit, the Gradescope zip carries the assignment, and the gradebook that
 grade-class wrote scores every one of the 20 submissions as expected, with the status expected
-(class_fixture.verify), and grade-class's last line names the students who need a look.
+(class_fixture.verify), and grade-class's last line names the students who need a look. The
+variant flow on both platforms is term_variants.py's.
 """
 import os
 import re
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from ..core import statuses
 from .assignment import load
-from . import class_fixture, term_classroom
+from . import class_fixture, term_classroom, term_variants
 
 PAGE = Path("docs") / "instructor.md"
 HEADING = "## A term, step by step"
@@ -72,6 +73,8 @@ def run_check(root, chapter, work):
         shutil.rmtree(work / name, ignore_errors=True)
     shutil.move(str(work / "fixture" / "submissions"), str(work / "conv1d-submissions"))
     term_classroom.lay_out(work, work / "conv1d-submissions", repo / "course.toml")  # step 5's clones
+    sections = load(chapter, repo, ASSIGNMENT).sections
+    term_variants.prepare(chapter, sections, work)  # the roster and the Classroom clones the page names
     env = {k: v for k, v in os.environ.items() if k != "HALO_COURSE_SECRET"}
     env.update(GIT_AUTHOR_NAME="Course", GIT_AUTHOR_EMAIL="course@example.edu",
                GIT_COMMITTER_NAME="Course", GIT_COMMITTER_EMAIL="course@example.edu")
@@ -91,8 +94,9 @@ def run_check(root, chapter, work):
     with zipfile.ZipFile(repo / "build" / "gradescope-autograder.zip") as z:
         if f"[assignments.{ASSIGNMENT}]" not in z.read("halo/course.toml").decode():
             problems.append(f"the autograder zip's course file has no assignment {ASSIGNMENT}")
+    problems += term_variants.verify(chapter, sections, work, repo) + term_variants.gradebook_problems(work, repo)
     out = repo / "build" / "class" / ASSIGNMENT
-    problems += class_fixture.verify(expected, out, load(chapter, repo, ASSIGNMENT).sections)
+    problems += class_fixture.verify(expected, out, sections)
     problems += term_classroom.check(repo, expected)
     # grade-class's last line: every student whose status cell is not "graded", in the gradebook's order.
     look = statuses.need_a_look([(student, exp["status"]) for student, exp in sorted(expected.items())])

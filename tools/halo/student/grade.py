@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..core import (answers_phase, build, committed, intake, limits, paths, progress, results, sandbox, test_list,
                     toolchain)
-from ..course.assignment import whole_chapter
-from . import ctest_hooks, record, status
+from ..course.assignment import RELEASE_FILE, whole_chapter
+from . import ctest_hooks, record, status, variant_notice
 from .first_failure import FirstFailure
 
 
@@ -195,6 +195,10 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     results.print_failures(res, shown=shown)
     results.print_unmeasured(res)
     results.print_summary(res)
+    in_course = (root / RELEASE_FILE).is_file()  # a course's release: its students answer their own variants
+    if exercises == root / "exercises":  # the student's own tree, before they submit it
+        for line in variant_notice.notices(chapter, sections, exercises, in_course):
+            print(line)
     points = _points_line(chapter, assignment, res)
     if points:
         print(points)

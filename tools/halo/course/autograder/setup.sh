@@ -25,6 +25,7 @@ fi
 chmod +x "$HALO/workbook" "$ROOT/source/run_autograder"
 # The course file holds the course secret: root's alone (submissions run as other users, sandboxed).
 if [ -f "$HALO/course.toml" ]; then chmod 600 "$HALO/course.toml"; fi
+if [ -f "$HALO/roster.csv" ]; then chmod 600 "$HALO/roster.csv"; fi  # the class's names and emails
 
 # Grade the untouched stubs once, here, in the very folders run_autograder uses: the image then
 # holds a configured build with Halo's runtime compiled, and each submission only compiles its
