@@ -11,9 +11,10 @@ namespace {
 
 // Inputs with row < first_row or col < first_col count as ghost cells (0 and 0 in the reference).
 // With `replicate`, a neighbour outside the image takes the nearest edge pixel's value instead.
+// `origin` is how far above and left of the output the filter's corner sits (-1: m / 2).
 Reference correlate2d(const std::vector<float>& N, int width, int height, const std::vector<float>& M, int m,
-                      int first_row = 0, int first_col = 0, bool replicate = false) {
-  const int r = m / 2;
+                      int first_row = 0, int first_col = 0, bool replicate = false, int origin = -1) {
+  const int r = origin < 0 ? m / 2 : origin;
   Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
   for (int row = 0; row < height; ++row)
     for (int col = 0; col < width; ++col) {
@@ -66,6 +67,26 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
                        " filter read from the first elements of the mask): is the radius fixed by a #define or a "
                        "constant in place of the radius the kernel is given?",
                    correlate2d(N, width, height, part, 2 * R + 1)});
+  }
+  // Filter loops fixed to L = 2R + 1 (i < 3, j < 3) in the three other ways than above: the mask's
+  // rows read Mask_Width apart (M[i * Mask_Width + j]) or L apart, the filter's corner r or R
+  // above and left of the output.
+  for (int R = 1; R < m / 2; ++R) {
+    const int L = 2 * R + 1;
+    for (const bool rows_apart_m : {true, false})
+      for (const bool corner_r : {true, false}) {
+        if (!rows_apart_m && !corner_r) continue;  // the radius-fixed alternative above
+        std::vector<float> part(size_t(L) * size_t(L));
+        const int stride = rows_apart_m ? m : L;
+        for (int i = 0; i < L; ++i)
+          for (int j = 0; j < L; ++j) part[size_t(i) * L + j] = M[size_t(i) * stride + j];
+        const std::string l = std::to_string(L);
+        out.push_back({"the result with the filter loops fixed to " + l + " (a " + l + " x " + l + " filter, M[i * " +
+                           (rows_apart_m ? "Mask_Width" : l) + " + j] for i, j < " + l + ", its corner " +
+                           (corner_r ? "r = Mask_Width / 2" : std::to_string(R)) + " above and left of the output): "
+                           "the loops must run to Mask_Width = " + std::to_string(m) + ", a run-time argument",
+                       correlate2d(N, width, height, part, L, 0, 0, false, corner_r ? m / 2 : R)});
+      }
   }
   out.push_back({"the result with the edges replicated (a neighbour outside the image taken from the nearest edge "
                  "pixel): ghost cells count as 0, so skip them rather than clamping the row and column",

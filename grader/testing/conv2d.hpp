@@ -17,7 +17,8 @@ Reference conv2d_reference(const std::vector<float>& N, int width, int height, c
 
 // The mask rotated (a flipped convolution), the mask transposed (rows and columns swapped),
 // row 0 or column 0 skipped as if it were a ghost cell (the `inRow > 0` slip), a radius fixed
-// smaller than the run-time one, and the edges replicated instead of ghost zeros.
+// smaller than the run-time one, filter loops fixed to a smaller size (j < 3), and the edges
+// replicated instead of ghost zeros.
 std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
                                                  const std::vector<float>& M, int mask_width);
 
