@@ -156,6 +156,29 @@ Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, 
   return v;
 }
 
+Verdict axes_swapped_hint(const std::vector<float>& got, const Reference& want, int width, int height, dim3 grid,
+                          int tile_w, int tile_h) {
+  Verdict v;
+  const int rows = std::min(height, int(grid.x) * tile_w), cols = std::min(width, int(grid.y) * tile_h);
+  if (rows == height && cols == width) return v;  // the whole image: nothing tells the axes apart
+  // Guards swapped (row < width, col < height) leave the same rectangle when the grid ends at the
+  // image's edges: then the outputs fit both mistakes and name neither.
+  if (rows == std::min(height, width) && cols == std::min(width, height)) return v;
+  for (int row = 0; row < height; ++row)
+    for (int col = 0; col < width; ++col) {
+      const size_t k = size_t(row) * size_t(width) + size_t(col);
+      const bool inside = row < rows && col < cols;
+      if (inside == is_poison(got[k])) return v;
+      if (inside && !close_enough(got[k], want.value[k], want.magnitude[k])) return v;
+    }
+  v.fail("hint: only P[row 0.." + std::to_string(rows - 1) + "][col 0.." + std::to_string(cols - 1) +
+         "] was written, all of it right: what a grid of " + std::to_string(grid.x) + " x " + std::to_string(grid.y) +
+         " blocks covers when x and y are swapped, the row built from blockIdx.x and threadIdx.x and the column "
+         "from blockIdx.y and threadIdx.y. x runs along a row: col = blockIdx.x * ... + threadIdx.x, row from the "
+         "y indices");
+  return v;
+}
+
 IndexName image_index(const std::string& array, int width) {
   return [array, width](size_t i) {
     return array + "[row " + std::to_string(i / size_t(width)) + "][col " + std::to_string(i % size_t(width)) + "]";

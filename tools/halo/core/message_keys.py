@@ -14,6 +14,7 @@ MAPPING = [
     ("other-tile-design", r"hint: .*blocks of the output tile"),
     ("block-size-fixed", r"hint: .*index the tile with blockDim"),
     ("thread-index-mixup", r"hint: .*threadIdx\.z"),
+    ("axes-swapped", r"hint: .*when x and y are swapped"),
     ("pitch-ignored", r"hint: .*as if P were not pitched"),  # explains its writes to the padding
 ]
 
@@ -75,6 +76,7 @@ LEGEND = {
     "other-tile-design": "the kernel is written for the other tile design (blocks the size of the output tile)",
     "block-size-fixed": "the tile is indexed with a fixed size where blockDim is due",
     "thread-index-mixup": "the row is built from threadIdx.z (0 in a 2D block), so only each block's first row is written",
+    "axes-swapped": "the row is built from the x indices and the column from the y ones (x and y swapped)",
     "pitch-ignored": "a pitched array is indexed as if it were not pitched",
     "out-of-bounds-shared": "a read or write outside a shared-memory array",
     "out-of-bounds-constant": "a read or write outside a constant-memory array",
