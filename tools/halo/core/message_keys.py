@@ -15,6 +15,7 @@ MAPPING = [
     ("block-size-fixed", r"hint: .*index the tile with blockDim"),
     ("thread-index-mixup", r"hint: .*threadIdx\.z"),
     ("axes-swapped", r"hint: .*when x and y are swapped"),
+    ("shared-index-shifted", r"hint: .*the index into N_ds is off by"),  # explains its reads past the tile
     ("pitch-ignored", r"hint: .*as if P were not pitched"),  # explains its writes to the padding
 ]
 
@@ -77,6 +78,7 @@ LEGEND = {
     "block-size-fixed": "the tile is indexed with a fixed size where blockDim is due",
     "thread-index-mixup": "the row is built from threadIdx.z (0 in a 2D block), so only each block's first row is written",
     "axes-swapped": "the row is built from the x indices and the column from the y ones (x and y swapped)",
+    "shared-index-shifted": "the index into the shared tile is off by some cells (N_ds[n + tx + j] for N_ds[tx + j])",
     "pitch-ignored": "a pitched array is indexed as if it were not pitched",
     "out-of-bounds-shared": "a read or write outside a shared-memory array",
     "out-of-bounds-constant": "a read or write outside a constant-memory array",
