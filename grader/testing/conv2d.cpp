@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "device_array.hpp"
 
@@ -53,6 +54,21 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
   if (transposed != M)
     out.push_back({"the result with the mask transposed: rows and columns (y and x) are swapped somewhere",
                    correlate2d(N, width, height, transposed, m)});
+  // A mask assumed symmetric along one axis: mirrored top to bottom or left to right. Each only
+  // where it differs from M and from the masks above, so that its outputs name it alone.
+  std::vector<float> rows_mirrored(M.size()), cols_mirrored(M.size());
+  for (int fr = 0; fr < m; ++fr)
+    for (int fc = 0; fc < m; ++fc) {
+      rows_mirrored[size_t(m - 1 - fr) * m + fc] = M[size_t(fr) * m + fc];
+      cols_mirrored[size_t(fr) * m + (m - 1 - fc)] = M[size_t(fr) * m + fc];
+    }
+  for (const auto& [mirrored, how] : {std::pair{&rows_mirrored, "top to bottom (M[Mask_Width - 1 - i][j])"},
+                                      std::pair{&cols_mirrored, "left to right (M[i][Mask_Width - 1 - j])"}})
+    if (*mirrored != M && *mirrored != rotated && *mirrored != transposed && rows_mirrored != cols_mirrored)
+      out.push_back({std::string("the convolution with the mask mirrored ") + how +
+                         ": is the mask taken as symmetric? The book's convolution pairs N[row - r + i][col - r + j] "
+                         "with M[i][j], unflipped",
+                     correlate2d(N, width, height, *mirrored, m)});
   out.push_back({"the result with input row 0 left out, as if it were a ghost cell: check the row test (>= 0, not > 0)",
                  correlate2d(N, width, height, M, m, 1, 0)});
   out.push_back({"the result with input column 0 left out, as if it were a ghost cell: check the column test (>= 0, "

@@ -23,7 +23,7 @@ MAPPING = [
 DIAGNOSES = [
     ("copy-size", r"hint: .*counts bytes"),
     ("transposed", r"hint: .*(?:transposed|rows and columns \(y and x\) are swapped)"),
-    ("flipped-mask", r"hint: .*mask (?:reversed|rotated by 180)"),
+    ("flipped-mask", r"hint: .*mask (?:reversed|rotated by 180|mirrored)"),
     ("radius-fixed", r"hint: .*(?:a radius of \d+ in place of|loops? (?:over the mask )?fixed to \d+)"),
     ("shifted-output", r"hint: .*(?:first element over N\[i - n [-+]|input tile shifted|equals the right result for P\[)"),
     ("first-input-skipped", r"hint: .*left out, as if it were a ghost cell"),
@@ -99,7 +99,7 @@ LEGEND = {
     "launch-config": "the launch failed or used another grid or block than the test gave",
     "copy-size": "a copy counts elements where cudaMemcpy counts bytes",
     "transposed": "the output is the right one transposed (rows and columns swapped)",
-    "flipped-mask": "the mask is applied reversed (rotated by 180 degrees in 2D)",
+    "flipped-mask": "the mask is applied reversed (in 2D rotated by 180 degrees, or mirrored along one axis)",
     "radius-fixed": "the mask radius, or the length of the loop over the mask, is a fixed number in place of the one given",
     "shifted-output": "the outputs are right but shifted (the input tile or the first element is off by some)",
     "first-input-skipped": "the first input element is left out, as if it were a ghost cell",
