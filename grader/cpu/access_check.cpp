@@ -22,6 +22,7 @@
 #include "../platform/platform.hpp"
 #include "execution.hpp"
 #include "halo/cpu/code_context.hpp"
+#include "halo/pitch_padding.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -69,10 +70,10 @@ std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
 }
 
 std::string padding_message(const Region& r, uintptr_t a, bool store) {
-  size_t width = r.row_bytes / r.element_size, pitch = r.pitch / r.element_size;
-  return std::string(store ? "write to " : "read of ") + element_name(r, a) +
-         ": that column is pitch padding (width " + std::to_string(width) + ", pitch " + std::to_string(pitch) +
-         " elements); guard columns with the width, never the pitch";
+  const size_t width = r.row_bytes / r.element_size, pitch = r.pitch / r.element_size;
+  const size_t element = (a - r.lo) / r.element_size;
+  return std::string(store ? "write to " : "read of ") + element_name(r, a) + ": " +
+         pitch_padding_advice(width, r.height, pitch, element);
 }
 
 template <class Describe>

@@ -62,6 +62,15 @@ std::vector<Misconception> conv1d_misconceptions(const std::vector<float>& N, co
                        "] used): is the radius fixed by a #define or a constant? Mask_Width is a run-time argument",
                    correlate(N, part, [R](long i) { return i - R; })});
   }
+  // A loop over the mask fixed to 2R + 1 elements (j < 3) with the start right, at i - n: the
+  // radius is right but the filter row is cut short.
+  for (long R = 1; R < n; ++R) {
+    const std::vector<float> part(M.begin(), M.begin() + 2 * R + 1);
+    out.push_back({"the result with the loop over the mask fixed to " + std::to_string(2 * R + 1) +
+                       " elements (only M[0.." + std::to_string(2 * R) + "] used, the first over N[i - n]): the "
+                       "loop must run to Mask_Width = " + std::to_string(M.size()) + ", a run-time argument",
+                   correlate(N, part, [n](long i) { return i - n; })});
+  }
   // A start index off by s shifts every output; the usual slips are i - Mask_Width and i.
   for (long s = -long(M.size()); s <= long(M.size()); ++s) {
     if (s == 0 || long(N.size()) < 2 * long(M.size())) continue;

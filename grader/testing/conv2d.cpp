@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "device_array.hpp"
 
@@ -11,9 +12,10 @@ namespace {
 
 // Inputs with row < first_row or col < first_col count as ghost cells (0 and 0 in the reference).
 // With `replicate`, a neighbour outside the image takes the nearest edge pixel's value instead.
+// `origin` is how far above and left of the output the filter's corner sits (-1: m / 2).
 Reference correlate2d(const std::vector<float>& N, int width, int height, const std::vector<float>& M, int m,
-                      int first_row = 0, int first_col = 0, bool replicate = false) {
-  const int r = m / 2;
+                      int first_row = 0, int first_col = 0, bool replicate = false, int origin = -1) {
+  const int r = origin < 0 ? m / 2 : origin;
   Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
   for (int row = 0; row < height; ++row)
     for (int col = 0; col < width; ++col) {
@@ -52,6 +54,21 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
   if (transposed != M)
     out.push_back({"the result with the mask transposed: rows and columns (y and x) are swapped somewhere",
                    correlate2d(N, width, height, transposed, m)});
+  // A mask assumed symmetric along one axis: mirrored top to bottom or left to right. Each only
+  // where it differs from M and from the masks above, so that its outputs name it alone.
+  std::vector<float> rows_mirrored(M.size()), cols_mirrored(M.size());
+  for (int fr = 0; fr < m; ++fr)
+    for (int fc = 0; fc < m; ++fc) {
+      rows_mirrored[size_t(m - 1 - fr) * m + fc] = M[size_t(fr) * m + fc];
+      cols_mirrored[size_t(fr) * m + (m - 1 - fc)] = M[size_t(fr) * m + fc];
+    }
+  for (const auto& [mirrored, how] : {std::pair{&rows_mirrored, "top to bottom (M[Mask_Width - 1 - i][j])"},
+                                      std::pair{&cols_mirrored, "left to right (M[i][Mask_Width - 1 - j])"}})
+    if (*mirrored != M && *mirrored != rotated && *mirrored != transposed && rows_mirrored != cols_mirrored)
+      out.push_back({std::string("the convolution with the mask mirrored ") + how +
+                         ": is the mask taken as symmetric? The book's convolution pairs N[row - r + i][col - r + j] "
+                         "with M[i][j], unflipped",
+                     correlate2d(N, width, height, *mirrored, m)});
   out.push_back({"the result with input row 0 left out, as if it were a ghost cell: check the row test (>= 0, not > 0)",
                  correlate2d(N, width, height, M, m, 1, 0)});
   out.push_back({"the result with input column 0 left out, as if it were a ghost cell: check the column test (>= 0, "
@@ -66,6 +83,26 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
                        " filter read from the first elements of the mask): is the radius fixed by a #define or a "
                        "constant in place of the radius the kernel is given?",
                    correlate2d(N, width, height, part, 2 * R + 1)});
+  }
+  // Filter loops fixed to L = 2R + 1 (i < 3, j < 3) in the three other ways than above: the mask's
+  // rows read Mask_Width apart (M[i * Mask_Width + j]) or L apart, the filter's corner r or R
+  // above and left of the output.
+  for (int R = 1; R < m / 2; ++R) {
+    const int L = 2 * R + 1;
+    for (const bool rows_apart_m : {true, false})
+      for (const bool corner_r : {true, false}) {
+        if (!rows_apart_m && !corner_r) continue;  // the radius-fixed alternative above
+        std::vector<float> part(size_t(L) * size_t(L));
+        const int stride = rows_apart_m ? m : L;
+        for (int i = 0; i < L; ++i)
+          for (int j = 0; j < L; ++j) part[size_t(i) * L + j] = M[size_t(i) * stride + j];
+        const std::string l = std::to_string(L);
+        out.push_back({"the result with the filter loops fixed to " + l + " (a " + l + " x " + l + " filter, M[i * " +
+                           (rows_apart_m ? "Mask_Width" : l) + " + j] for i, j < " + l + ", its corner " +
+                           (corner_r ? "r = Mask_Width / 2" : std::to_string(R)) + " above and left of the output): "
+                           "the loops must run to Mask_Width = " + std::to_string(m) + ", a run-time argument",
+                       correlate2d(N, width, height, part, L, 0, 0, false, corner_r ? m / 2 : R)});
+      }
   }
   out.push_back({"the result with the edges replicated (a neighbour outside the image taken from the nearest edge "
                  "pixel): ghost cells count as 0, so skip them rather than clamping the row and column",
@@ -132,6 +169,29 @@ Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, 
     v.fail("hint: only the first column of each block's outputs was written (every " + std::to_string(tile_w) +
            "th column of P): all the threads of a block computed the same column. Is the column built from "
            "threadIdx.z (always 0 in a 2D block) where threadIdx.x belongs?");
+  return v;
+}
+
+Verdict axes_swapped_hint(const std::vector<float>& got, const Reference& want, int width, int height, dim3 grid,
+                          int tile_w, int tile_h) {
+  Verdict v;
+  const int rows = std::min(height, int(grid.x) * tile_w), cols = std::min(width, int(grid.y) * tile_h);
+  if (rows == height && cols == width) return v;  // the whole image: nothing tells the axes apart
+  // Guards swapped (row < width, col < height) leave the same rectangle when the grid ends at the
+  // image's edges: then the outputs fit both mistakes and name neither.
+  if (rows == std::min(height, width) && cols == std::min(width, height)) return v;
+  for (int row = 0; row < height; ++row)
+    for (int col = 0; col < width; ++col) {
+      const size_t k = size_t(row) * size_t(width) + size_t(col);
+      const bool inside = row < rows && col < cols;
+      if (inside == is_poison(got[k])) return v;
+      if (inside && !close_enough(got[k], want.value[k], want.magnitude[k])) return v;
+    }
+  v.fail("hint: only P[row 0.." + std::to_string(rows - 1) + "][col 0.." + std::to_string(cols - 1) +
+         "] was written, all of it right: what a grid of " + std::to_string(grid.x) + " x " + std::to_string(grid.y) +
+         " blocks covers when x and y are swapped, the row built from blockIdx.x and threadIdx.x and the column "
+         "from blockIdx.y and threadIdx.y. x runs along a row: col = blockIdx.x * ... + threadIdx.x, row from the "
+         "y indices");
   return v;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.hpp"
 #include "compare.hpp"
 
 namespace halo::test {
@@ -17,7 +18,8 @@ Reference conv2d_reference(const std::vector<float>& N, int width, int height, c
 
 // The mask rotated (a flipped convolution), the mask transposed (rows and columns swapped),
 // row 0 or column 0 skipped as if it were a ghost cell (the `inRow > 0` slip), a radius fixed
-// smaller than the run-time one, and the edges replicated instead of ghost zeros.
+// smaller than the run-time one, filter loops fixed to a smaller size (j < 3), and the edges
+// replicated instead of ghost zeros.
 std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
                                                  const std::vector<float>& M, int mask_width);
 
@@ -29,6 +31,13 @@ std::vector<Misconception> transposed_tile(const std::vector<float>& N, int widt
 // When exactly the first row (or column) of every block's tile_w x tile_h outputs was written,
 // every thread of a block took the same row (column): an index built from threadIdx.z.
 Verdict same_row_in_every_thread_hint(const std::vector<float>& got, int width, int height, int tile_w, int tile_h);
+
+// When exactly the outputs with row < grid.x * tile_w and col < grid.y * tile_h were written (and
+// right), and that is not the whole image: the kernel builds the row from blockIdx.x/threadIdx.x
+// and the column from the y indices. Only for a launch whose grid covers the image the right way
+// round (a swapped grid gives the same outputs and has a hint of its own).
+Verdict axes_swapped_hint(const std::vector<float>& got, const Reference& want, int width, int height, dim3 grid,
+                          int tile_w, int tile_h);
 
 // "P[row 3][col 17]" for element i of a width-wide image, for compare_outputs.
 IndexName image_index(const std::string& array, int width);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "device_array.hpp"
+#include "halo/pitch_padding.hpp"
 #include "measured_launch.hpp"
 
 namespace halo::test {
@@ -58,9 +59,8 @@ Verdict PitchedImage::padding_untouched() const {
   for (int row = 0; row < height_; ++row)
     for (size_t col = size_t(width_); col < pitch; ++col)
       if (!is_poison(all[size_t(row) * pitch + col])) {
-        v.fail(name_ + "[row " + std::to_string(row) + "][col " + std::to_string(col) +
-               "] is pitch padding (width " + std::to_string(width_) + ", pitch " + std::to_string(pitch) +
-               ") and was written; guard columns with the width, never the pitch");
+        v.fail(name_ + "[row " + std::to_string(row) + "][col " + std::to_string(col) + "] was written: " +
+               pitch_padding_advice(size_t(width_), size_t(height_), pitch, size_t(row) * pitch + col));
         return v;
       }
   return v;

@@ -173,8 +173,10 @@ TEST_CASE("runtime / pitched images: padding is off limits, rows are named") {
   halo::launch(pitched_copy, dim3(1, 1), dim3(64, 8), in, out, width, height, pitch_elems, 1);
   CHECK(count_of(DiagnosticKind::pitch_padding) == size_t(height));
   CHECK(last_launch().first[int(DiagnosticKind::pitch_padding)].what ==
-        "read of in[row 0][col 37]: that column is pitch padding (width 37, pitch 128 elements); "
-        "guard columns with the width, never the pitch");
+        "read of in[row 0][col 37]: that column is pitch padding (width 37, pitch 128 elements): either a column "
+        "index reached the width (guard columns with the width, never the pitch), or rows were stepped by the width "
+        "(row 1, col 0 is element 37 of an image whose rows are width elements apart): rows of a pitched image start "
+        "pitch elements apart, row * pitch + col");
   cudaFree(raw_in);
   cudaFree(raw_out);
 }
@@ -489,6 +491,21 @@ TEST_CASE("runtime / per-element counts: a float4 access counts each of its four
   CHECK(std::count(N.element_loads.begin(), N.element_loads.end(), 1u) == n);
   CHECK(std::count(P.element_stores.begin(), P.element_stores.end(), 1u) == n);
   CHECK(std::accumulate(N.element_loads.begin(), N.element_loads.end(), uint64_t(0)) == N.load_elements());
+}
+
+// On one row no pixel of a width-strided image lies in the padding: only the column guard fits.
+TEST_CASE("runtime / pitched images: padding no width-strided row reaches names the column guard alone") {
+  const int width = 37, height = 1;
+  const PitchedPair images(width, height);
+  const int pitch_elems = int(images.pitch / sizeof(float));
+  halo::launch(pitched_copy, dim3(1, 1), dim3(64, 8), static_cast<float*>(images.raw_in),
+               static_cast<float*>(images.raw_out), width, height, pitch_elems, 1);
+  REQUIRE(count_of(DiagnosticKind::pitch_padding) == 1);
+  CHECK(last_launch().first[int(DiagnosticKind::pitch_padding)].what ==
+        "read of in[row 0][col 37]: that column is pitch padding (width 37, pitch 128 elements); "
+        "guard columns with the width, never the pitch");
+  cudaFree(images.raw_in);
+  cudaFree(images.raw_out);
 }
 
 TEST_CASE("runtime / per-element counts of a pitched image give the padding slots of its own") {

@@ -145,6 +145,50 @@ std::string halo_hint(const std::vector<float>& got, const Reference& want, size
          "cells of N_ds are loaded wrongly";
 }
 
+// N_ds read s cells off (N_ds[n + tx + j] for N_ds[tx + j], say): every output whose window stays
+// inside its block's tile is the result with the start shifted by s, and the ones whose window
+// runs past the tile are not (a start shifted in global memory would shift those too, and has
+// its own hint). Named only when the in-tile outputs tell the shift from the right result.
+std::string shared_index_hint(const std::vector<float>& got, const std::vector<float>& N, const std::vector<float>& M,
+                              const Reference& want, unsigned block) {
+  const long width = long(N.size()), n = long(M.size()) / 2, bd = long(block);
+  auto shifted = [&](long i, long s, double* magnitude) {
+    double sum = 0;
+    *magnitude = 0;
+    for (long j = 0; j < long(M.size()); ++j) {
+      const long k = i - n + s + j;
+      if (k < 0 || k >= width) continue;
+      sum += double(N[size_t(k)]) * double(M[size_t(j)]);
+      *magnitude += std::fabs(double(N[size_t(k)]) * double(M[size_t(j)]));
+    }
+    return sum;
+  };
+  for (long s = -n; s <= n && bd > 0; ++s) {
+    if (s == 0) continue;
+    size_t telling = 0, past_tile_wrong = 0;
+    bool fits = true;
+    for (long i = 0; i < width && fits; ++i) {
+      double magnitude = 0;
+      const double value = shifted(i, s, &magnitude);
+      const bool matches = !is_poison(got[size_t(i)]) && close_enough(got[size_t(i)], value, magnitude);
+      const long offset = i % bd + s;
+      if (offset >= 0 && offset < bd) {
+        fits = matches;
+        telling += !close_enough(float(value), want.value[size_t(i)], want.magnitude[size_t(i)]);
+      } else {
+        past_tile_wrong += !matches;
+      }
+    }
+    if (fits && telling >= 2 && past_tile_wrong > 0)
+      return "hint: every output whose mask stays inside its block's tile equals the sum with N_ds read " +
+             std::to_string(std::labs(s)) + (s > 0 ? " cell to the right" : " cell to the left") +
+             (std::labs(s) > 1 ? "s" : "") + ", and the outputs that then run past the tile are wrong: the index "
+             "into N_ds is off by " + std::to_string(s) + ". N_ds[0] holds N[blockIdx.x * blockDim.x - n], so "
+             "thread tx pairs M[j] with N_ds[tx + j]";
+  }
+  return "";
+}
+
 Verdict verdict_for(const std::vector<float>& N, const std::vector<float>& M, unsigned block) {
   Result r = run(N, M, block);
   Verdict v = r.launch;
@@ -155,6 +199,10 @@ Verdict verdict_for(const std::vector<float>& N, const std::vector<float>& M, un
                                ? ""
                                : halo_hint(r.P, want, M.size(), block);
   if (!hint.empty()) v.fail(hint);
+  if (!cmp.ok) {
+    const std::string index_hint = shared_index_hint(r.P, N, M, want, block);
+    if (!index_hint.empty()) v.fail(index_hint);
+  }
   return v;
 }
 

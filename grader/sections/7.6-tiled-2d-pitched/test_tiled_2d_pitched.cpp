@@ -225,6 +225,8 @@ Verdict hints(const Result& r, const Reference& ref, int width, int height) {
            "reads elements of N_ds other threads have not loaded yet");
 #endif
   v.merge(same_row_in_every_thread_hint(r.P, width, height, kT, kT));
+  if (r.launched && same(r.config.grid, expected_config(width, height, 3).grid))
+    v.merge(axes_swapped_hint(r.P, ref, width, height, r.config.grid, kT, kT));
   if (r.launched && !same(r.config.grid, expected_config(width, height, 3).grid))
     v.fail("hint: convolution_2D_tiled_launch_config gave grid " + dims(r.config.grid) +
            ": outputs outside the launched output tiles are never written (see the launch configuration test)");

@@ -185,6 +185,8 @@ Verdict judge_output(Kernel k, const std::vector<float>& got, const std::vector<
   const int per_block = k == Kernel::tiled ? out_tile_dim(r) : 0;  // outputs per block along x and y
   v.merge(same_row_in_every_thread_hint(got, width, height, per_block ? per_block : int(l.block.x),
                                         per_block ? per_block : int(l.block.y)));
+  v.merge(axes_swapped_hint(got, want, width, height, l.grid, per_block ? per_block : int(l.block.x),
+                            per_block ? per_block : int(l.block.y)));
   return v;
 }
 

@@ -50,3 +50,18 @@ TEST_CASE("compare: a mistake whose outputs are all zero is not named") {
   CHECK_FALSE(v.ok);
   CHECK_FALSE(names(v.message, "N[0] skipped"));
 }
+
+TEST_CASE("compare: outputs that two different mistakes both give name neither") {
+  // On a one-row image a mask rotated by 180 degrees and one mirrored left to right give the
+  // same P: naming either could send the student after the wrong mistake.
+  const Reference right = exact({2.25, 1.5, -0.5});
+  const std::vector<Misconception> mistakes = {{"the mask rotated", exact({-3, 1.5, 4})},
+                                               {"the mask mirrored", exact({-3, 1.5, 4})}};
+  const auto v = compare_outputs("P", {-3.0f, 1.5f, 4.0f}, right, mistakes);
+  CHECK_FALSE(v.ok);
+  CHECK_FALSE(names(v.message, "the mask rotated"));
+  CHECK_FALSE(names(v.message, "the mask mirrored"));
+  // One mistake listed twice (two ways to reach the same outputs, one description) is still named.
+  const auto w = compare_outputs("P", {-3.0f, 1.5f, 4.0f}, right, {mistakes[0], mistakes[0]});
+  CHECK(names(w.message, "the mask rotated"));
+}

@@ -14,6 +14,8 @@ MAPPING = [
     ("other-tile-design", r"hint: .*blocks of the output tile"),
     ("block-size-fixed", r"hint: .*index the tile with blockDim"),
     ("thread-index-mixup", r"hint: .*threadIdx\.z"),
+    ("axes-swapped", r"hint: .*when x and y are swapped"),
+    ("shared-index-shifted", r"hint: .*the index into N_ds is off by"),  # explains its reads past the tile
     ("pitch-ignored", r"hint: .*as if P were not pitched"),  # explains its writes to the padding
 ]
 
@@ -21,8 +23,8 @@ MAPPING = [
 DIAGNOSES = [
     ("copy-size", r"hint: .*counts bytes"),
     ("transposed", r"hint: .*(?:transposed|rows and columns \(y and x\) are swapped)"),
-    ("flipped-mask", r"hint: .*mask (?:reversed|rotated by 180)"),
-    ("radius-fixed", r"hint: .*a radius of \d+ in place of"),
+    ("flipped-mask", r"hint: .*mask (?:reversed|rotated by 180|mirrored)"),
+    ("radius-fixed", r"hint: .*(?:a radius of \d+ in place of|loops? (?:over the mask )?fixed to \d+)"),
     ("shifted-output", r"hint: .*(?:first element over N\[i - n [-+]|input tile shifted|equals the right result for P\[)"),
     ("first-input-skipped", r"hint: .*left out, as if it were a ghost cell"),
     ("clamped-edges", r"hint: .*edges (?:clamped|replicated)"),
@@ -75,6 +77,8 @@ LEGEND = {
     "other-tile-design": "the kernel is written for the other tile design (blocks the size of the output tile)",
     "block-size-fixed": "the tile is indexed with a fixed size where blockDim is due",
     "thread-index-mixup": "the row is built from threadIdx.z (0 in a 2D block), so only each block's first row is written",
+    "axes-swapped": "the row is built from the x indices and the column from the y ones (x and y swapped)",
+    "shared-index-shifted": "the index into the shared tile is off by some cells (N_ds[n + tx + j] for N_ds[tx + j])",
     "pitch-ignored": "a pitched array is indexed as if it were not pitched",
     "out-of-bounds-shared": "a read or write outside a shared-memory array",
     "out-of-bounds-constant": "a read or write outside a constant-memory array",
@@ -95,8 +99,8 @@ LEGEND = {
     "launch-config": "the launch failed or used another grid or block than the test gave",
     "copy-size": "a copy counts elements where cudaMemcpy counts bytes",
     "transposed": "the output is the right one transposed (rows and columns swapped)",
-    "flipped-mask": "the mask is applied reversed (rotated by 180 degrees in 2D)",
-    "radius-fixed": "the mask radius is a fixed number in place of the one given",
+    "flipped-mask": "the mask is applied reversed (in 2D rotated by 180 degrees, or mirrored along one axis)",
+    "radius-fixed": "the mask radius, or the length of the loop over the mask, is a fixed number in place of the one given",
     "shifted-output": "the outputs are right but shifted (the input tile or the first element is off by some)",
     "first-input-skipped": "the first input element is left out, as if it were a ghost cell",
     "clamped-edges": "the edges are clamped (replicated) where ghost cells are 0",
