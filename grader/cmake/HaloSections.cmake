@@ -195,7 +195,8 @@ function(halo_cuda_binary target folder kernel_dir)
       COMMAND "${Python3_EXECUTABLE}" "${generator}" --dialect "${dialect}" --defines "${defines}"
               "${kernel_dir}/${kernel}" "${copy}"
       DEPENDS "${kernel_dir}/${kernel}" "${generator}" "${PROJECT_SOURCE_DIR}/tools/halo/core/own_names.py"
-              "${PROJECT_SOURCE_DIR}/tools/halo/core/extern_c.py" halo_chapter_data
+              "${PROJECT_SOURCE_DIR}/tools/halo/core/extern_c.py" "${PROJECT_SOURCE_DIR}/tools/halo/core/source_text.py"
+              halo_chapter_data
       COMMENT "nvcc's copy of ${kernel_dir}/${kernel}")
     list(APPEND kernels "${copy}")
   endforeach()

@@ -13,22 +13,14 @@ and the validator names that helper or variable as a definition with a C name.
 """
 import re
 
-# Comments, string and character literals: blanked before the search, so that text in them is never
-# taken for code (the positions are those of the original text).
-_COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+from .source_text import code_only
+
 _LINKAGE = r'\bextern\s*"C"\s*'
 _BEFORE_KERNEL = re.compile(_LINKAGE + r'(?=[^;{}]*\b__global__\b)')
 
 
 def _blank(text, start, end):
     return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
-
-
-def _code(text):
-    """`text` with comments blanked and literals other than "C" blanked, positions kept."""
-    def blank(m):
-        return m.group(0) if m.group(0) == '"C"' else re.sub(r"[^\n]", " ", m.group(0))
-    return _COMMENT_OR_LITERAL.sub(blank, text)
 
 
 def _matching_brace(code, open_at):
@@ -61,7 +53,7 @@ def _only_kernels(body):
 
 def rewritten(text):
     """The file's text with `extern "C"` taken out before its kernels; None when it has none."""
-    code = _code(text)
+    code = code_only(text, keep=('"C"',))
     spans = [(m.start(), m.end()) for m in _BEFORE_KERNEL.finditer(code)]
     for m in re.finditer(_LINKAGE + r"\{", code):
         close = _matching_brace(code, m.end() - 1)

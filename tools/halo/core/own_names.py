@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .source_text import code_only
+
 FLAG_PREFIX = "HALO_OWN_"
 HEADER = Path("halo") / "chapter_defines.hpp"
 
 # `#define TILE_SIZE 256  // [section 7.4]`, as cpp_header.emit_defines writes it.
 _HEADER_DEFINE = re.compile(r"^\s*#define (\w+) (\S+)\s+// \[section ([\d.]+)\]", re.M)
-# Comments, then string and character literals, blanked with their line breaks kept.
-_COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 # Words that stand before a name that is used, not declared.
 _NOT_A_TYPE = {"return", "case", "sizeof", "alignof", "throw", "co_return", "co_yield", "else", "do", "new",
                "delete", "goto", "decltype", "typeid", "and", "or", "not", "xor", "bitand", "bitor"}
@@ -37,10 +37,6 @@ def header_defines(text: str) -> dict:
     return {m.group(1): (m.group(2), m.group(3)) for m in _HEADER_DEFINE.finditer(text)}
 
 
-def _code(text: str) -> str:
-    return _COMMENT_OR_LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-
-
 def _value_after(code: str, end: int):
     """The integer a declaration gives (`= 32`, `{32}`, `(32)`, `32` after a #define), or None."""
     m = re.match(r"\s*(?:=\s*|\{\s*|\(\s*)?\(?\s*(\d+)[uUlL]*\s*\)?\s*[;,}\)\n]", code[end:] + "\n")
@@ -49,7 +45,7 @@ def _value_after(code: str, end: int):
 
 def declared(text: str, names) -> dict:
     """{name: the integer the file gives it, or None} for each of `names` the file declares."""
-    code = _code(text)
+    code = code_only(text)
     found = {}
     for name in names:
         word = re.compile(r"(?<![\w])" + re.escape(name) + r"(?![\w])")
