@@ -637,8 +637,9 @@ def main(root, argv):
         if args.slurm or args.k8s:
             options = {k: getattr(args, k) for k in class_slurm.KINDS}
             k8s = {"image": args.image, "claim": args.claim} if args.k8s else None
+            files = [(flag, getattr(args, name)) for flag, name in (("--roster", "roster"), ("--adjustments", "adjustments"))]
             return class_slurm.run(root, chapter, args.submissions, args.out, args.assignment, args.course, options,
-                                   args.submit, k8s)
+                                   args.submit, k8s, files=[(f, str(Path(v).resolve())) for f, v in files if v])
         modes = [m for m in ("shard", "collect", "harness", "submit", "gpu") if getattr(args, m)]
         if (len(modes) > 1 and modes != ["shard", "gpu"]) or "submit" in modes:
             sys.exit("halo: grade-class takes one of --shard, --collect, --harness and --gpu (--gpu may take a "

@@ -2,9 +2,12 @@
 the locks shards share, --collect from stored results (a student with none is named, never
 scored 0), the Slurm scripts and their afterok chain (against a stand-in sbatch; the real
 Slurm run is slurm_check.py, under ./workbook check), and the CPUs a job may use."""
+import contextlib
 import csv
+import io
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -169,6 +172,22 @@ class SlurmScripts(unittest.TestCase):
         self.assertNotIn("dependency", calls[0])
         self.assertIn("--dependency=afterok:101", calls[1])
         self.assertIn("--dependency=afterok:102", calls[2])
+
+
+    def test_every_job_passes_the_roster_and_the_adjustments_on(self):
+        subs = self.dir / "subs"
+        for student in ("alice", "bob"):
+            (subs / student / "7.2-basic-1d").mkdir(parents=True)
+            shutil.copy(REPO_ROOT / "solutions" / "7.2-basic-1d" / "convolution_1d_basic.cu", subs / student / "7.2-basic-1d")
+        roster, adjustments = self.dir / "roster.csv", self.dir / "adjustments.csv"
+        files = [("--roster", str(roster)), ("--adjustments", str(adjustments))]
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = class_slurm.run(REPO_ROOT, load_chapter(REPO_ROOT), str(subs), str(self.dir / "out"), None, None,
+                                     {"shards": 2}, False, None, files=files)
+        self.assertEqual(status, 0)
+        for job in ("harness", "shards", "collect"):  # the shards name students by the roster, as collect does
+            text = (self.dir / "out" / "slurm" / f"{job}.sh").read_text()
+            self.assertIn(f"--roster {roster} --adjustments {adjustments}", text, job)
 
 
 class KubernetesManifests(unittest.TestCase):

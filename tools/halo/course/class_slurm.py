@@ -139,9 +139,11 @@ def submit(paths, env=None):
     return ids
 
 
-def run(root, chapter, submissions, out, assignment_name, course, options, do_submit, k8s=None):
+def run(root, chapter, submissions, out, assignment_name, course, options, do_submit, k8s=None, files=()):
     """`grade-class --slurm [--submit]`: writes the scripts, submits them when asked, says what next.
-    With `k8s` ({image, claim}): the Kubernetes manifests instead (class_k8s.py)."""
+    With `k8s` ({image, claim}): the Kubernetes manifests instead (class_k8s.py). `files`: [(option,
+    absolute path)] every job passes on as given (--roster, --adjustments): the shards name the
+    students by the roster as the collect step does."""
     from .assignment import AssignmentError, load
     from .class_submissions import SubmissionsError, find
     root = Path(root).resolve()
@@ -154,12 +156,17 @@ def run(root, chapter, submissions, out, assignment_name, course, options, do_su
         print(f"halo: {e}", file=sys.stderr)
         return 2
     if k8s is not None:
+        if files:
+            print(f"halo: {' and '.join(f for f, _ in files)} are not written into the Kubernetes manifests yet: "
+                  "write the Slurm scripts, or add them to the manifests' grade-class lines", file=sys.stderr)
+            return 2
         return _k8s(root, out, assignment, assignment_name, course, s, k8s)
     grade_args = [str(Path(submissions).resolve()), "--out", str(out)]
     if assignment_name:
         grade_args += ["--assignment", assignment_name]
     if course:
         grade_args += ["--course", str(Path(course).resolve())]
+    grade_args += [a for pair in files for a in pair]
     paths = write(root, out, grade_args, assignment.name, s)
     cpus = f"{s['cpus']} CPU{'s' if s['cpus'] > 1 else ''}"
     gpu = f", then a GPU array of {s['gpu_tasks']} (one GPU each)" if s["gpu_tasks"] else ""
