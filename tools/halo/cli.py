@@ -661,7 +661,7 @@ def main(root, argv):
                 chapter.section(s)
         except KeyError as e:
             sys.exit(f"halo: {e.args[0]}")
-        from .course.assignment import AssignmentError, load as load_assignment
+        from .core.assignment import AssignmentError, load as load_assignment
         try:
             assignment = load_assignment(chapter, root, args.assignment)
         except AssignmentError as e:

@@ -4,7 +4,9 @@ the CPU's points kept), that without a GPU it grades nothing and fails, and the 
 between the shards and the collect step (against a stand-in sbatch)."""
 import io
 import json
+import subprocess
 import unittest
+from pathlib import Path
 from unittest import mock
 
 from halo.core.chapter_data import load_chapter
@@ -78,23 +80,25 @@ class Merge(CollectsStored, unittest.TestCase):
 
 
 class GradeStudent(unittest.TestCase):
-    """_grade_student with student/grade.py stood in for: what it writes, from what grade wrote."""
+    """_grade_student with `./workbook grade --gpu` stood in for: what it writes, from what grade wrote."""
 
     def setUp(self):
         self.out, self.home = _stored_class(None)
         self.build = self.out / "work" / "gpu-build" / "all"
 
     def _grade(self, writes, status=0):
-        def fake(root, chapter, selected, exercises=None, build_dir=None, gpu=False, **kw):
-            self.assertTrue(gpu)
-            self.assertEqual(exercises, self.home / "exercises")
+        def fake(cmd, cwd=None, **kw):
+            self.assertEqual(cmd[2:4], ["grade", "--gpu"])
+            self.assertEqual(Path(cmd[cmd.index("--exercises") + 1]), self.home / "exercises")
+            self.assertEqual(cmd[cmd.index("--student") + 1], "alice")
             if isinstance(writes, Exception):
                 raise writes
+            build_dir = Path(cmd[cmd.index("--build-dir") + 1])
             build_dir.mkdir(parents=True, exist_ok=True)
             if writes is not None:
                 (build_dir / "results.json").write_text(json.dumps(writes))
-            return status
-        with mock.patch("halo.student.grade.run", side_effect=fake) as grade:
+            return subprocess.CompletedProcess(cmd, status)
+        with mock.patch("halo.course.class_gpu.subprocess.run", side_effect=fake) as grade:
             line = class_gpu._grade_student(REPO_ROOT, None, None, "alice", self.home, self.build)
         return line, grade.call_count
 
@@ -121,7 +125,7 @@ class WithoutAGpu(unittest.TestCase):
         out = scratch_dir()
         err = io.StringIO()
         with mock.patch("halo.bench.bench_gpu.has_cuda_device", return_value=False), \
-                mock.patch("halo.student.grade.run") as grade, mock.patch("sys.stderr", err):
+                mock.patch("halo.course.class_gpu.subprocess.run") as grade, mock.patch("sys.stderr", err):
             status = class_gpu.run(REPO_ROOT, load_chapter(REPO_ROOT), str(out / "subs"), out)
         self.assertEqual(status, 2)
         grade.assert_not_called()

@@ -16,7 +16,8 @@ from pathlib import Path
 from unittest import mock
 
 from halo.core.chapter_data import load_chapter
-from halo.course import assignment, class_k8s, class_shards, class_slurm, grade_class
+from halo.core import assignment
+from halo.course import class_k8s, class_shards, class_slurm, grade_class
 from halo.course.class_submissions import Submission
 
 from .helpers import REPO_ROOT, scratch_dir

@@ -15,7 +15,7 @@ from unittest import mock
 from halo.course import export as halo_export
 from halo.core.chapter_data import load_chapter
 from halo.cli import _parser
-from halo.course import assignment as assignments
+from halo.core import assignment as assignments
 from halo.course.export_classroom import (MESSAGE_LIMITS, REPORTER, RESULT_LIMIT, RESULTS, apt_packages, classroom_result,
                                    run, run_result, step_id, workflow)
 from halo.course.export_gradescope import to_gradescope

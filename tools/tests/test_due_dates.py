@@ -1,4 +1,4 @@
-"""Due dates, late policies and extensions of course.toml (course/due_dates.py): validation that
+"""Due dates, late policies and extensions of course.toml (core/due_dates.py): validation that
 names the key, and the commit of a real git clone that is graded under each policy (committer
 dates set explicitly, so that nothing depends on the clock)."""
 import subprocess
@@ -6,8 +6,8 @@ import unittest
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 
-from halo.course import due_dates
-from halo.course.due_dates import DueDateError
+from halo.core import due_dates
+from halo.core.due_dates import DueDateError
 
 from .helpers import scratch_dir
 
@@ -160,7 +160,7 @@ class InTheCourseFile(unittest.TestCase):
 
     def _load(self, text):
         from halo.core.chapter_data import load_chapter
-        from halo.course import assignment
+        from halo.core import assignment
         from .helpers import REPO_ROOT
         root = scratch_dir("halo-course-")
         (root / "course.toml").write_text(text)
@@ -179,7 +179,7 @@ class InTheCourseFile(unittest.TestCase):
         self.assertIn("names no time zone", a.deadline_problem)
 
     def test_a_bad_late_policy_stops_the_load_naming_the_assignment(self):
-        from halo.course.assignment import AssignmentError
+        from halo.core.assignment import AssignmentError
         with self.assertRaises(AssignmentError) as e:
             self._load('[assignments.conv1d]\nsections = ["7.2"]\ndue = "2026-12-04T23:59:00Z"\n'
                        'late = { policy = "penalty", per_day = "lots" }\n')

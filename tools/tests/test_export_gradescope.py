@@ -94,7 +94,7 @@ class Conversion(unittest.TestCase):
         doc = to_gradescope(res, self.chapter)
         t = _by_name(doc)["7.2 basic-1d / correct / test correct"]
         # Pro rata: 2 of 3 tests of 10 points is 6.67 (20/3 rounded), so the odd hundredth of the
-        # shares goes to a passed test and the failed one is worth 3.33 (course/cents.py).
+        # shares goes to a passed test and the failed one is worth 3.33 (core/cents.py).
         self.assertEqual((t["score"], t["max_score"], t["status"]), (0, 3.33, "failed"))
         self.assertEqual(t["output"], "P[3] = 1, expected 2")
         passed = _by_name(doc)["7.2 basic-1d / loads / test loads"]

@@ -8,7 +8,8 @@ import unittest
 from pathlib import Path
 
 from halo.core.chapter_data import load_chapter
-from halo.course import assignment, class_harness, class_submission, class_submissions, feedback, gradebook
+from halo.core import assignment
+from halo.course import class_harness, class_submission, class_submissions, feedback, gradebook
 
 from .helpers import REPO_ROOT, scratch_dir
 

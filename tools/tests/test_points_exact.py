@@ -1,11 +1,12 @@
 """Points exactly as stated (issue 34, item 7): exact shares, one rounding of the total, and
-every row a student sees adding up to the total shown (course/cents.py, course/points.py)."""
+every row a student sees adding up to the total shown (core/cents.py, core/points.py)."""
 import random
 import unittest
 from fractions import Fraction
 from types import SimpleNamespace
 
-from halo.course import cents, gradebook, points
+from halo.core import cents, points
+from halo.course import gradebook
 from halo.course.export_classroom import classroom_result
 from halo.course.export_gradescope import to_gradescope, validate
 

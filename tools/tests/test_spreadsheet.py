@@ -8,7 +8,8 @@ from unittest import mock
 
 from halo.core import spreadsheet
 from halo.core.chapter_data import load_chapter
-from halo.course import assignment, class_submissions, gradebook
+from halo.core import assignment
+from halo.course import class_submissions, gradebook
 from halo.dev import redteam
 
 from .helpers import REPO_ROOT, scratch_dir

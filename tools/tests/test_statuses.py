@@ -10,7 +10,8 @@ from unittest import mock
 from halo.core import answers_phase, statuses, validate
 from halo.core.chapter_data import load_chapter
 from halo.core.intake import NOTHING_SUBMITTED
-from halo.course import assignment, feedback, gradebook, variant_answers
+from halo.core import assignment
+from halo.course import feedback, gradebook, variant_answers
 
 from .helpers import REPO_ROOT, scratch_dir, section_result, stubs
 

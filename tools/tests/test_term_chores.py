@@ -7,7 +7,8 @@ import unittest
 from fractions import Fraction
 from types import SimpleNamespace
 
-from halo.course import adjusted_scores, adjustments, due_dates, gradebook, lms_export
+from halo.core import due_dates
+from halo.course import adjusted_scores, adjustments, gradebook, lms_export
 
 from .helpers import scratch_dir
 
@@ -150,7 +151,8 @@ class CollectWithChores(unittest.TestCase):
     def test_late_penalty_adjustment_and_lms_imports_from_one_total(self):
         import json
         from unittest import mock
-        from halo.course import assignment, grade_class
+        from halo.core import assignment
+        from halo.course import grade_class
         from halo.course.class_submissions import Submission
         from halo.core.chapter_data import load_chapter
         from .helpers import REPO_ROOT

@@ -10,7 +10,7 @@ import zipfile
 
 from halo.core.chapter_data import load_chapter
 from halo.course import class_fixture, term_check, term_variants
-from halo.course.assignment import load
+from halo.core.assignment import load
 
 from .helpers import REPO_ROOT, scratch_dir
 

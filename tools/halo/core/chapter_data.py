@@ -5,7 +5,7 @@ formula that names something unknown, calls with the wrong number of arguments o
 itself, or a question whose text or answer cannot be filled in, stops the load with a
 ChapterError "path: formula 'x': what is wrong" rather than a wrong number later on.
 
-Two manifest keys exist for student releases (`./workbook release`, tools/halo/course/release.py),
+Two manifest keys exist for student releases (`./workbook release`, tools/halo/course/release/make.py),
 which hand out some sections only:
 
 - `formulas_only = true`: a section that is not handed out. Its questions.toml is still read for

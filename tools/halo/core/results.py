@@ -202,6 +202,18 @@ def collect(chapter, sections, tests, loads, build_failures, seed, exercises, is
     }
 
 
+def assemble(chapter, sections, tests, expected, report_dir, failures, seed, exercises, isolation, student):
+    """A grade run's results from its test records (kernel tests and answers): an expected test
+    with no record fails, advice is attached, and the reports of `report_dir` are read. The one
+    way results are made, whether by `grade` (CTest) or `grade-class` (its own runner)."""
+    tests = tests + missing_results(expected, tests)
+    mark_advised(tests, report_dir)
+    res = collect(chapter, sections, tests, read_loads(report_dir), failures, seed, exercises, isolation,
+                  read_advice(report_dir))
+    res["student"] = student
+    return res
+
+
 def section_passed(s):
     ran = s["tests"]["total"] > 0 if s.get("has_kernels", True) else s["answers"]["asked"] > 0
     return ran and s["build"] == "ok" and s["tests"]["passed"] == s["tests"]["total"] and \

@@ -20,7 +20,7 @@ TIMED_OUT = "timed out"
 VARIANT_MISMATCH = "variant mismatch"
 ANSWERS_UNREADABLE = "answers unreadable"
 # Set by grade-class on a Classroom clone whose latest commit was graded after its due date under
-# a late policy "penalty" (course/due_dates.py, course/adjusted_scores.py).
+# a late policy "penalty" (core/due_dates.py, course/adjusted_scores.py).
 LATE = "late"
 
 VOCABULARY = (GRADED, MISSING, REFUSED, NOT_COMPILED, TIMED_OUT, VARIANT_MISMATCH, ANSWERS_UNREADABLE, LATE)

@@ -11,8 +11,8 @@ from fractions import Fraction
 from typing import Optional
 
 from ..core import statuses
-from . import cents
-from .due_dates import Deadline
+from ..core import cents
+from ..core.due_dates import Deadline
 
 DUE_FILE = "due.json"   # in a student's folder: which commit was graded, and how late it was
 PENALTY = "late penalty"

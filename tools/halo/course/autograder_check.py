@@ -30,7 +30,8 @@ if __package__ in (None, ""):  # run as a script
 from halo.course import export_autograder, export_classroom  # noqa: E402
 from halo.core import wrong_kernels
 from halo.course import variant_answers  # noqa: E402
-from halo.course import assignment as assignments, emulated_limits  # noqa: E402
+from halo.core import assignment as assignments
+from halo.course import emulated_limits  # noqa: E402
 from halo.core import committed  # noqa: E402
 from halo.core.chapter_data import load_chapter  # noqa: E402
 from halo.course.export_gradescope import validate  # noqa: E402

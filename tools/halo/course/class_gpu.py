@@ -3,7 +3,7 @@
 Only the students whose CPU grade passed (their stored results.json, with its fingerprint, says
 so) are graded again on the GPU, with the grade a student runs (`./workbook grade --gpu`:
 student/grade.py builds the section's CUDA test program, test_<sid>_gpu, and runs the tests
-labelled gpu, whose loads are counted by the hardware). The GPU results go beside the CPU ones,
+labelled gpu, whose loads are counted by the hardware; run as its own process). The GPU results go beside the CPU ones,
 in OUT/work/students/<student>/gpu/, tied to the CPU grade they confirm (its fingerprint): a
 student regraded on the CPU is regraded on the GPU too.
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,15 +81,22 @@ def merged_status(state, home):
     return state if why is None else f"{state}; {why}"
 
 
+def grade_command(root, assignment, student, exercises, build):
+    """The grade a student runs, with the GPU suite: `./workbook grade --gpu` of the assignment's
+    sections (every section without one) on `exercises`, as `student`, built in `build`."""
+    sections = [s.id for s in assignment.sections] if assignment is not None else []
+    return [sys.executable, str(Path(root) / "workbook"), "grade", "--gpu", *sections, "--exercises", str(exercises),
+            "--build-dir", str(build), "--student", student]
+
+
 def grade_on_gpu(root, chapter, assignment, student, exercises, build):
     """(GPU results or None, the grader's error or None) of one submission's exercises, graded by
-    student/grade.py with the GPU suite in `build`, a folder kept from student to student (as a
-    student's own grades keep build/grade: only what changed is built again)."""
-    from ..student import grade
+    `./workbook grade --gpu` (student/grade.py, run as its own process, as a student runs it) with the
+    GPU suite in `build`, a folder kept from student to student (as a student's own grades keep
+    build/grade: only what changed is built again)."""
     try:
-        status = grade.run(root, chapter, [], exercises=exercises, build_dir=build, gpu=True, student=student,
-                           assignment=assignment)
-    except Exception as e:  # the grader's own failure: this student is flagged, the class goes on
+        status = subprocess.run(grade_command(root, assignment, student, exercises, build), cwd=root).returncode
+    except (OSError, subprocess.SubprocessError) as e:  # the grader's own failure: flagged, the class goes on
         return None, f"{type(e).__name__}: {e}"
     # The verdict comes from the results the grader wrote (grade discards them first), never from
     # the exit status, which only says whether everything passed.
@@ -119,7 +127,7 @@ def _grade_student(root, chapter, assignment, student, home, build):
 
 def run(root, chapter, submissions, out=None, assignment_name=None, course=None, shard=None):
     """`grade-class --gpu`: the GPU step of shard (k, n) of the class (or all of it)."""
-    from .assignment import AssignmentError, load
+    from ..core.assignment import AssignmentError, load
     from .class_submissions import SubmissionsError, find
     why = missing_gpu()
     if why:

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from ..core.tomlcompat import TOMLDecodeError, load_toml
-from .assignment import course_file
+from ..core.assignment import course_file
 
 DEFAULTS = {"shards": None, "throttle": None, "cpus": 2, "partition": None, "account": None, "time": None,
             "gpu_tasks": None, "gpu_partition": None, "gpu_account": None, "gpu_time": None}
@@ -144,7 +144,7 @@ def run(root, chapter, submissions, out, assignment_name, course, options, do_su
     With `k8s` ({image, claim}): the Kubernetes manifests instead (class_k8s.py). `files`: [(option,
     absolute path)] every job passes on as given (--roster, --adjustments): the shards name the
     students by the roster as the collect step does."""
-    from .assignment import AssignmentError, load
+    from ..core.assignment import AssignmentError, load
     from .class_submissions import SubmissionsError, find
     root = Path(root).resolve()
     try:

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 from ..core import answers_phase, results
-from ..student.grade import assemble
 from ..core.message_keys import key_and_line
 from .class_harness import LAUNCHER
 
@@ -180,7 +179,7 @@ def grade(procs, harness, chapter, sections, exercises, scratch, seed, isolation
         tests += _run_tests(procs, harness, recipe, worker, env)
     answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
     expected = [n for s in sections if s.id in harness.recipes for n in harness.recipes[s.id].tests]
-    res = assemble(chapter, sections, tests + answered, expected, report_dir, failures, seed, exercises,
-                         {"mode": isolation[0], "note": isolation[1]}, student)
+    res = results.assemble(chapter, sections, tests + answered, expected, report_dir, failures, seed, exercises,
+                           {"mode": isolation[0], "note": isolation[1]}, student)
     results.save(res, scratch / "results.json")
     return res

@@ -181,7 +181,7 @@ def course_for_zip(root, chapter, assignment_name=None, course=None):
     """(course.toml text for the zip, a line saying what it holds) from the instructor's course
     file: the course secret and the one assignment graded. (None, line) without a course file."""
     from ..core import variants
-    from . import assignment as assignments
+    from ..core import assignment as assignments
     path = assignments.course_file(root, course)
     if path is None or path.name == assignments.RELEASE_FILE:
         return None, ("no course.toml: the zip grades every section with the manifest's points, and without a "

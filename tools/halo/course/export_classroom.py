@@ -7,7 +7,7 @@ run: one runner's result for Classroom's reporter, from a grade run's results.js
 The workflow grades once (`./workbook grade <the assignment's sections> || true`, which writes
 build/grade/results.json), then has one result step per section, each a runner of Classroom's
 reporter, then the reporter. Each result gives every test its share of the section's points with
-the split every platform uses (course/points.py, as the Gradescope export does): 14 of a section's
+the split every platform uses (core/points.py, as the Gradescope export does): 14 of a section's
 15 tests passing score 14/15 of its tests points, each answer is scored on its own. The old
 command-grader steps were all or nothing (a section's command either exits 0 or not).
 
@@ -40,8 +40,8 @@ import re
 import sys
 from pathlib import Path
 
-from . import points
-from .assignment import AssignmentError, load as load_assignment, section_points, whole_chapter
+from ..core import points
+from ..core.assignment import AssignmentError, load as load_assignment, section_points, whole_chapter
 from .export_autograder import TEMPLATES
 
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
@@ -194,7 +194,7 @@ def _clip(text, limit):
 
 
 def _test(t, limit):
-    """The reporter's test for one Scored test (course/points.py)."""
+    """The reporter's test for one Scored test (core/points.py)."""
     status = _STATUS.get(t.status, "fail")
     message = t.output
     if t.status == points.FAILED and t.kind in ("build", "grade"):
@@ -219,7 +219,7 @@ def _result(tests):
 def classroom_result(results, chapter, sections, limit=MESSAGE_LIMITS[0], only=None):
     """The reporter's result (a dict) for `sections` (an assignment's, with its points) of a grade
     run's results.json (a dict), or for those of them whose ids are in `only` (one step's): the
-    points are shared out over all `sections` (course/cents.py), so that the steps add up to the
+    points are shared out over all `sections` (core/cents.py), so that the steps add up to the
     total the gradebook shows. Tests worth nothing (GPU tests that could not run, the answers
     file's well-formed check) are left out: the reporter's log counts every test it is given."""
     tests = [_test(t, limit) for s, scored in points.per_section(results, chapter, sections)

@@ -2,7 +2,7 @@
 results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
 
 One Gradescope test per Halo test. Points come from the sections scored (an assignment's, else
-the manifest's), never from test code, split over the tests by course/points.py, the one split
+the manifest's), never from test code, split over the tests by core/points.py, the one split
 every platform uses: a section's `tests` points evenly over its CPU tests (kinds correct,
 loads, diagnostics) and its `answers` points over its questions; visibility is the section's.
 A section that did not compile is one failed test carrying all its tests points, with the
@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from ..core.results import write_atomically
-from . import points
+from ..core import points
 # Re-exported: callers and tests name them here, where Gradescope's scores are made.
-from .points import CPU_KINDS, NOT_RUN_ON_GPU  # noqa: F401
+from ..core.points import CPU_KINDS, NOT_RUN_ON_GPU  # noqa: F401
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 OUTPUT_LIMIT = 6000  # characters of one test's output; a runaway log must not bury the rest
@@ -41,7 +41,7 @@ def _clip(text):
 
 
 def _entry(section, number, t):
-    """Gradescope's test for one Scored test (course/points.py) of `section`."""
+    """Gradescope's test for one Scored test (core/points.py) of `section`."""
     entry = {"name": t.name, "number": f"{section.id}.{number}", "score": t.score, "max_score": t.max_score,
              "output": _clip(t.output), "visibility": section.visibility, "tags": [section.id, t.kind]}
     if t.status in TEST_STATUSES:
@@ -179,7 +179,7 @@ def validate(doc, strict=True):
 
 
 def run(root, chapter, results_path=None, out=None, execution_time=None, preamble_file=None, assignment_name=None):
-    from .assignment import AssignmentError, load as load_assignment
+    from ..core.assignment import AssignmentError, load as load_assignment
     root = Path(root)
     try:  # scored out of the assignment (course.toml, or a release's assignment.toml), else the chapter
         assignment = load_assignment(chapter, root, assignment_name)

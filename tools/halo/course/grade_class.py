@@ -42,10 +42,11 @@ from ..core import results as results_file
 from ..core import limits, sandbox, statuses, toolchain, variants
 from ..core.cpus import usable_cpus
 from . import class_report, class_roster, class_submission, feedback, gradebook, hand_back, mistake_histogram
-from .assignment import AssignmentError, load as load_assignment
+from ..core.assignment import AssignmentError, load as load_assignment
 from .class_harness import HarnessError, build_harness, harness_home
 from .class_submissions import SubmissionsError, find
-from . import adjusted_scores, due_dates, lms_export
+from ..core import due_dates
+from . import adjusted_scores, lms_export
 from . import class_gpu, class_shards
 
 ERROR = "error.txt"      # in a student's folder: the grader's own failure on them, for --collect

@@ -1,31 +1,17 @@
 """Points of a graded submission and the class gradebook.
 
-Points come from the Gradescope conversion (export_gradescope.to_gradescope) applied to the
-assignment's sections: the gradebook, the feedback files and an upload to Gradescope then give
-every student the same number, computed once."""
+Points come from core/scoring.py (the tests' scores of core/points.py summed per section of the
+assignment), as the Gradescope export's do: the gradebook, the feedback files and an upload to
+Gradescope then give every student the same number."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import adjusted_scores, export_gradescope
+from . import adjusted_scores
 from ..core import spreadsheet, statuses
-from .assignment import section_points
-
-
-def scores(res, chapter, assignment):
-    """{section id: (points got, points worth)} of one student's results."""
-    doc = export_gradescope.to_gradescope(res, chapter, sections=assignment.sections)
-    out = {s.id: [0.0, 0.0] for s in assignment.sections}
-    for t in doc["tests"]:
-        sid = (t.get("tags") or [None])[0]
-        if sid in out:
-            out[sid][0] += t["score"]
-            out[sid][1] += t["max_score"]
-    return {sid: (round(got, 2), round(worth, 2)) for sid, (got, worth) in out.items()}
-
-
-def zero_scores(assignment):
-    return {s.id: (0.0, section_points(s)) for s in assignment.sections}
+from ..core.assignment import section_points
+# Re-exported: the course's modules score through the gradebook; the scores are core's (scoring.py).
+from ..core.scoring import scores, zero_scores  # noqa: F401
 
 
 def status(res, sections, error=None):

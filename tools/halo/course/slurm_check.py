@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from . import class_fixture, class_shards
-from .assignment import load
+from ..core.assignment import load
 from .class_submissions import find
 from .slurm_local import Cluster, SlurmError
 

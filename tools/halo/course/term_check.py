@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 from ..core import statuses
-from .assignment import load
+from ..core.assignment import load
 from . import class_fixture, term_classroom, term_variants
 
 PAGE = Path("docs") / "instructor.md"

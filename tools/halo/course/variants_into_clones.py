@@ -92,7 +92,7 @@ def into_clones(chapter, sections, clones_dir, roster, secret):
 
 
 def run(root, chapter, clones_dir, roster, assignment_name=None, course=None):
-    from . import assignment as assignments
+    from ..core import assignment as assignments
     try:
         chosen = assignments.load(chapter, root, assignment_name, course)
         secret = variants.secret_from_env_or_file(root, course)

@@ -7,9 +7,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core import (answers_phase, build, committed, intake, limits, paths, progress, results, sandbox, test_list,
-                    toolchain)
-from ..course.assignment import RELEASE_FILE, whole_chapter
+from ..core import (answers_phase, build, committed, intake, limits, paths, progress, results, sandbox, scoring,
+                    test_list, toolchain)
+from ..core.assignment import RELEASE_FILE, whole_chapter
 from . import ctest_hooks, record, status, variant_notice
 from .first_failure import FirstFailure
 
@@ -61,26 +61,13 @@ def _take_submission(root, chapter, tree, build_dir):
     return out, notes
 
 
-def assemble(chapter, sections, tests, expected, report_dir, failures, seed, exercises, isolation, student):
-    """A grade run's results from its test records (kernel tests and answers): an expected test
-    with no record fails, advice is attached, and the reports of `report_dir` are read. The one
-    way results are made, whether by `grade` (CTest) or `grade-class` (its own runner)."""
-    tests = tests + results.missing_results(expected, tests)
-    results.mark_advised(tests, report_dir)
-    res = results.collect(chapter, sections, tests, results.read_loads(report_dir), failures, seed, exercises,
-                          isolation, results.read_advice(report_dir))
-    res["student"] = student
-    return res
-
-
 def _points_line(chapter, assignment, res):
     """What the run scores out of the assignment (its sections, its points), as an LMS would."""
-    from ..course import gradebook
     graded = [s for s in assignment.sections if s.id in res["sections"]]
     if not graded or not any(sum(s.points.values()) for s in graded):
         return None
     part = dataclasses.replace(assignment, sections=graded)
-    sc = gradebook.scores(res, chapter, part)
+    sc = scoring.scores(res, chapter, part)
     got, worth = sum(g for g, _ in sc.values()), sum(w for _, w in sc.values())
     name = "the whole chapter" if assignment.whole_chapter else f"assignment {assignment.name}"
     of = "" if len(graded) == len(assignment.sections) else f" (the {len(graded)} of its {len(assignment.sections)} " \
@@ -186,7 +173,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     with progress.Progress("checking the answers"):
         answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
     results.write_junit(tests + answered, build_dir / "junit.xml")
-    res = assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
+    res = results.assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
                    exercises, {"mode": isolation, "note": why}, student)
     if notes:
         res["submission"] = notes  # which files were graded and which refused, as grade-class keeps them

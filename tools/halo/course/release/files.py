@@ -23,7 +23,7 @@ from ...core.lesson import PLACEHOLDER
 from ...core.tomlcompat import TOMLDecodeError, loads_toml
 from ..export_autograder import excluded
 from . import readme as release_readme, toml_cuts as release_toml
-from ..assignment import RELEASE_FILE, to_toml
+from ...core.assignment import RELEASE_FILE, to_toml
 from .leaks import GIVEN
 
 RELEASE_EXCLUDED = {

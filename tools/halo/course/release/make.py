@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .. import export_autograder
 from ...core.chapter_data import ChapterError, load_chapter
-from .. import assignment as assignments
+from ...core import assignment as assignments
 from . import files as release_files, guard as release_guard, leaks as release_leaks, withheld as release_withheld
 
 

@@ -15,12 +15,12 @@ assignment's, with its points), never from test code:
 - GPU tests that could not run (no GPU on the grading machine) are not run, worth nothing, never
   failures; so are other tests outside the scored kinds and the answers file's "well-formed" check.
 
-Shares are exact fractions; per_section rounds once, by the rule of course/cents.py.
+Shares are exact fractions; per_section rounds once, by the rule of core/cents.py.
 """
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..core import results as halo_results
+from . import results as halo_results
 from . import cents
 
 CPU_KINDS = ("correct", "loads", "diagnostics")
@@ -34,7 +34,7 @@ PASSED, FAILED, PARTIAL, NOT_RUN = "passed", "failed", "partial", "not run"
 @dataclass
 class Scored:
     """One test as a platform scores it. score and max_score are hundredths of a point shared
-    out by course/cents.py from the exact `worth` (its share) and `earned` (the part of it earned)."""
+    out by core/cents.py from the exact `worth` (its share) and `earned` (the part of it earned)."""
     name: str
     worth: Fraction
     earned: Fraction  # 1 passed, 1/2 partial, 0 failed or not run
@@ -162,7 +162,7 @@ def section_tests(results, chapter, section):
 
 def per_section(results, chapter, sections):
     """[(section, [Scored, ...])] of `sections` (an assignment's, with its points), in order,
-    each test's score and max_score in hundredths by the one rounding rule (course/cents.py)."""
+    each test's score and max_score in hundredths by the one rounding rule (core/cents.py)."""
     out = [(s, section_tests(results, chapter, s)) for s in sections]
     settle([scored for _, scored in out])
     return out

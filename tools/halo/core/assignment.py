@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..core.chapter_data import VISIBILITIES
-from ..core.tomlcompat import TOMLDecodeError, load_toml
+from .chapter_data import VISIBILITIES
+from .tomlcompat import TOMLDecodeError, load_toml
 from . import due_dates
 from .table_keys import unknown_keys
 
