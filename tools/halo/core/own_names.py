@@ -25,7 +25,7 @@ FLAG_PREFIX = "HALO_OWN_"
 HEADER = Path("halo") / "chapter_defines.hpp"
 
 # `#define TILE_SIZE 256  // [section 7.4]`, as cpp_header.emit_defines writes it.
-_HEADER_DEFINE = re.compile(r"^\s*#define (\w+) (\S+)\s+// \[section ([\d.]+)\]", re.M)
+HEADER_DEFINE = re.compile(r"^\s*#define (\w+) (\S+)\s+// \[section ([\d.]+)\]", re.M)
 # Words that stand before a name that is used, not declared.
 _NOT_A_TYPE = {"return", "case", "sizeof", "alignof", "throw", "co_return", "co_yield", "else", "do", "new",
                "delete", "goto", "decltype", "typeid", "and", "or", "not", "xor", "bitand", "bitor"}
@@ -34,7 +34,7 @@ _ENUM_BODY = re.compile(r"\benum\b[^;{}]*\{([^{}]*)\}")
 
 def header_defines(text: str) -> dict:
     """{name: (value, section)} of a chapter_defines.hpp text."""
-    return {m.group(1): (m.group(2), m.group(3)) for m in _HEADER_DEFINE.finditer(text)}
+    return {m.group(1): (m.group(2), m.group(3)) for m in HEADER_DEFINE.finditer(text)}
 
 
 def _value_after(code: str, end: int):

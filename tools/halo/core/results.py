@@ -279,9 +279,8 @@ def print_summary(results):
 
 
 # clang's note under an error in a macro, then the macro's line: one of the grader's [defines],
-# which chapter_defines.hpp writes as `#define TILE_SIZE 256  // [section 7.4]`.
+# which chapter_defines.hpp writes as `#define TILE_SIZE 256  // [section 7.4]` (own_names.HEADER_DEFINE reads it).
 _GRADER_MACRO_NOTE = re.compile(r"note: expanded from macro '(\w+)'")
-_GRADER_DEFINE = re.compile(r"^\s*#define (\w+) (\S+)\s+// \[section ([\d.]+)\]")
 
 
 def grader_macro_note(name, value, section):
@@ -306,7 +305,7 @@ def compiler_errors(output):
                 if " error: " in lines[j]:
                     break
                 note = _GRADER_MACRO_NOTE.search(lines[j])
-                define = _GRADER_DEFINE.match(lines[j + 1]) if note and j + 1 < len(lines) else None
+                define = own_names.HEADER_DEFINE.match(lines[j + 1]) if note and j + 1 < len(lines) else None
                 if define and define.group(1) == note.group(1) and note.group(1) not in explained:
                     explained.add(note.group(1))
                     picked.append("note: " + grader_macro_note(*define.groups()))
