@@ -2,6 +2,8 @@
 // instrumentation raised (out-of-bounds access, write to an input, unfinished stub...).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "backend.hpp"

@@ -136,9 +136,9 @@ class WithoutAGpu(unittest.TestCase):
 class BenchGpuStep(unittest.TestCase):
     """bench --class's GPU step (bench_class_gpu.py) with grade_on_gpu stood in for."""
 
-    def _measure(self, gpu, results=None):
+    def _measure(self, gpu, results=None, side_effect=None):
         work = scratch_dir()
-        grade = mock.Mock(return_value=(results, None))
+        grade = mock.Mock(return_value=(results, None), side_effect=side_effect)
         with mock.patch.object(class_gpu, "missing_gpu", return_value=None if gpu else "no GPU here"), \
                 mock.patch.object(class_gpu, "grade_on_gpu", grade), \
                 mock.patch.object(bench_gpu, "_smi_query", return_value="NVIDIA H100 80GB HBM3"):
@@ -158,6 +158,20 @@ class BenchGpuStep(unittest.TestCase):
         (lines, measured, ok), _ = self._measure(True, _gpu_results(failed=1))
         self.assertFalse(ok)
         self.assertIn("Not confirmed on the GPU: reference-1: GPU disagrees", lines[1])
+
+    def test_no_two_copies_are_the_same_submission(self):
+        # The grade builds again only the files that changed: identical copies would time a warm
+        # grade that compiles nothing, which no real student's grade is.
+        kernels = []
+
+        def grade(root, chapter, assignment, student, exercises, build):
+            kernels.append({p.relative_to(exercises): p.read_bytes() for p in exercises.rglob("*.cu")})
+            return _gpu_results(), None
+        self._measure(True, side_effect=grade)
+        self.assertEqual(len(kernels), bench_class_gpu.COPIES)
+        self.assertIn(Path("7.2-basic-1d/convolution_1d_basic.cu"), kernels[0])
+        for name in kernels[0]:
+            self.assertEqual(len({copy[name] for copy in kernels}), bench_class_gpu.COPIES, name)
 
 
 class GpuArray(unittest.TestCase):

@@ -2,8 +2,11 @@
 submission of what `grade-class --gpu` does to each student who passed on the CPU
 (class_gpu.grade_on_gpu: student/grade.py with the GPU suite), on copies of the reference for
 every section, in one build folder kept from copy to copy as a GPU task keeps its own: the first
-copy is cold (the GPU suite and judges built), the others warm. Without a GPU it measures nothing
-and says so. Timings inform; they never decide a test."""
+copy is cold (the GPU suite and judges built), the others warm (the suite kept, the copy's kernels
+compiled again). Each copy's kernel files end in a comment of their own: two students' files
+differ, and the grade builds again only what changed (core/intake.py leaves an unchanged file
+alone), so identical copies would time a warm grade with no compile at all. Without a GPU it
+measures nothing and says so. Timings inform; they never decide a test."""
 from __future__ import annotations
 
 import shutil
@@ -16,10 +19,15 @@ COPIES = 3   # one cold and two warm: a GPU task grades its shard's students in 
 
 
 def _reference_copy(root, chapter, folder):
-    """A submission of the reference solutions of every section: what passes on the CPU."""
+    """A submission of the reference solutions of every section (what passes on the CPU), its
+    kernel files marked with the copy's name, so that no two copies are the same submission."""
     for s in chapter.sections:
         if (root / "solutions" / s.folder).is_dir():
             shutil.copytree(root / "solutions" / s.folder, folder / s.folder)
+            for kernel in s.kernels:
+                if (folder / s.folder / kernel).is_file():
+                    with open(folder / s.folder / kernel, "a") as f:
+                        f.write(f"\n// {folder.name}: a submission of its own\n")
     return folder
 
 
@@ -42,6 +50,7 @@ def measure(root, chapter, work):
     gpu = bench_gpu._smi_query("name") or "an NVIDIA GPU"  # the package's one nvidia-smi reader
     lines = [f"The GPU step (`grade-class --gpu`, every section, copies of the reference) on {gpu}: "
              f"{seconds[0]:.0f} s for the first submission of a task (cold: the GPU suite built), "
-             f"{sum(seconds[1:]) / len(seconds[1:]):.0f} s for each after it (warm), one submission at a time."]
+             f"{sum(seconds[1:]) / len(seconds[1:]):.0f} s for each after it (warm: its kernels compiled again), "
+             "one submission at a time."]
     lines += [f"- Not confirmed on the GPU: {p}" for p in problems]
     return lines, True, not problems
