@@ -24,8 +24,9 @@ build() {  # build TREE OUT
   done
   # The kernel flags as that commit's CMake gives them.
   local flags
-  flags=$(sed -n '/^set(HALO_KERNEL_FLAGS/,/)/p' "$tree/grader/cmake/HaloSections.cmake" | tr '\n' ' ' |
-          sed 's/set(HALO_KERNEL_FLAGS//; s/)//')
+  # ("SHELL:-mllvm -x" items are the two words they stand for.)
+  flags=$(sed -n '/^set(HALO_KERNEL_FLAGS/,/)$/p' "$tree/grader/cmake/HaloSections.cmake" | tr '\n' ' ' |
+          sed 's/set(HALO_KERNEL_FLAGS//; s/)//; s/"SHELL:\([^"]*\)"/\1/g')
   for k in kernels_1d kernels_2d; do
     clang++ -std=c++20 $flags $inc -x c++ -c "$root/grader/bench/trust_cost/$k.cu" -o "$out/$k.k.o" 2>/dev/null
   done

@@ -36,6 +36,7 @@ import bisect
 import functools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -48,11 +49,20 @@ from . import kernel_overlay, own_names, pasted_names
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
-# HALO_KERNEL_FLAGS of grader/cmake/HaloSections.cmake: the IR is validated as it is built.
-KERNEL_FLAGS = ["-O1", "-g", "-gdwarf-4", "-fno-omit-frame-pointer",
-                "-fsanitize-coverage=func,trace-loads,trace-stores",
-                "-fsanitize=array-bounds,integer-divide-by-zero",
-                "-fsanitize-recover=array-bounds,integer-divide-by-zero", "-fno-builtin-memset", "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fsigned-char", "-UNDEBUG"]
+
+
+def _kernel_flags():
+    """HALO_KERNEL_FLAGS of grader/cmake/HaloSections.cmake, read from there (the one list; the IR is
+    validated as it is built): CMake's `"SHELL:-mllvm -x"` items are the two words they stand for."""
+    text = (REPO_ROOT / "grader" / "cmake" / "HaloSections.cmake").read_text()
+    body = re.search(r"^set\(HALO_KERNEL_FLAGS\s(.*?)\)$", text, re.S | re.M).group(1)
+    flags = []
+    for item in shlex.split(body):
+        flags += item[len("SHELL:"):].split() if item.startswith("SHELL:") else [item]
+    return flags
+
+
+KERNEL_FLAGS = _kernel_flags()
 # Debug info never changes the code LLVM generates, and line tables are all the findings need:
 # with them the IR of the 7.9 kernel is 1.2 MB instead of 6 MB, and compiles in half the time.
 VALIDATION_FLAGS = [*KERNEL_FLAGS, "-gline-tables-only"]
@@ -521,10 +531,11 @@ _MATH = ("sqrt cbrt fabs fmin fmax fma exp exp2 expm1 exp10 log log2 log10 log1p
 LIBC_FUNCTIONS = frozenset([f + s for f in _MATH for s in ("", "f")] + [
     "abs", "labs", "llabs", "printf", "puts", "putchar",  # printf("text\n") is compiled to puts
     "__assert_fail", "__gxx_personality_v0", "_Unwind_Resume"])
-# The handlers of the compiler's bounds and division checks (HALO_KERNEL_FLAGS' -fsanitize=...,
+# The handlers of the compiler's bounds, division and alignment checks (HALO_KERNEL_FLAGS' -fsanitize=...,
 # grader/cpu/ubsan_handlers.cpp). A source cannot name them (the __ubsan prefix is refused, and so
 # are asm labels): every call of one is the compiler's.
-SANITIZER_HANDLERS = frozenset({"__ubsan_handle_out_of_bounds", "__ubsan_handle_divrem_overflow"})
+SANITIZER_HANDLERS = frozenset({"__ubsan_handle_out_of_bounds", "__ubsan_handle_divrem_overflow",
+                                "__ubsan_handle_type_mismatch_v1"})
 ALLOWED_FUNCTIONS = DIALECT_FUNCTIONS | RUNTIME_API_FUNCTIONS | LIBC_FUNCTIONS | SANITIZER_HANDLERS
 # The functions whose first string arguments must be literals of the file (private constants):
 # printf's format, so that it can be read here, and assert's text. Other strings (printf's %s, and
