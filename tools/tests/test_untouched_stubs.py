@@ -12,7 +12,7 @@ from unittest import mock
 
 from halo.core import results, sync, test_list, untouched, untouched_stubs
 from halo.core.chapter_data import load_chapter
-from halo.course import export_gradescope
+from halo.course import class_harness, class_submission, export_gradescope
 
 from .helpers import REPO_ROOT, scratch_dir, stubs
 
@@ -152,6 +152,38 @@ class SameResults(unittest.TestCase):
     def test_a_folder_outside_the_source_folder_is_named_in_full(self):
         self.assertEqual(untouched_stubs.shown_path("/scratch/ex/7.2-basic-1d/k.cu", REPO_ROOT),
                          "/scratch/ex/7.2-basic-1d/k.cu")
+
+
+class _NothingRuns:
+    """grade-class's process runner, for a grade that must build and run nothing."""
+    def run(self, argv, *args, **kwargs):
+        raise AssertionError(f"ran {argv[:2]}")
+
+
+class GradeClass(unittest.TestCase):
+    def _harness(self, sections):
+        recipes = {s.id: class_harness.SectionRecipe(s, Path("/nonexistent/judge"), _tests(s)) for s in sections}
+        return class_harness.Harness(Path("/nonexistent"), stubs(), recipes, Path("/nonexistent"), REPO_ROOT)
+
+    def test_an_untouched_submission_is_graded_without_a_build_or_a_run(self):
+        sections = [CHAPTER.section(sid) for sid in ("7.1", "7.3", "7.8")]
+        tree, scratch = _tree(), scratch_dir()
+        with mock.patch.dict(os.environ, {untouched_stubs.RUN_STUBS: ""}):
+            res = class_submission.grade(_NothingRuns(), self._harness(sections), CHAPTER, sections, tree, scratch,
+                                         1, ("none", ""))
+        for s in sections[1:]:
+            mine = [t for t in res["tests"] if t["section"] == s.id and t["kind"] != "answers"]
+            self.assertEqual([t["name"] for t in mine], _tests(s))
+            self.assertTrue(all(t["status"] == "failed" and untouched.is_stub(t["message"]) for t in mine))
+            self.assertIn(f"{tree}/{s.folder}/{s.kernels[0]}:", mine[0]["message"])
+        self.assertEqual(res["sections"]["7.3"]["answers"]["right"], 0)
+
+    def test_with_halo_run_stubs_the_stub_is_built(self):
+        sections = [CHAPTER.section("7.3")]
+        with mock.patch.dict(os.environ, {untouched_stubs.RUN_STUBS: "1"}):
+            with self.assertRaisesRegex(AssertionError, "ran"):
+                class_submission.grade(_NothingRuns(), self._harness(sections), CHAPTER, sections, _tree(),
+                                       scratch_dir(), 1, ("none", ""))
 
 
 if __name__ == "__main__":

@@ -129,15 +129,14 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     extra = {"HALO_GPU_TESTS": "ON" if gpu else "OFF"}
     if gpu:
         extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
-    # Sections of questions only, and untouched stubs, have nothing to build: with nothing else,
-    # not even the build folder is configured (a fresh clone's first grade).
-    built = [s for s in sections if s.kernels and s.id not in untouched]
-    if built and not build.configure(root, build_dir, tc, "grade", exercises, extra=extra):
+    # Configured even when nothing is built: plain `ctest` and editors find the build as before.
+    if not build.configure(root, build_dir, tc, "grade", exercises, extra=extra):
         return 2
-    if built and exercises == root / "exercises":  # the student's own tree; grading another leaves no trace
+    if exercises == root / "exercises":  # the student's own tree; grading another leaves no trace
         _link_compile_commands(root, build_dir)
 
     failures = {}
+    built = [s for s in sections if s.kernels and s.id not in untouched]  # questions only, stubs: nothing to build
     targets = {s.id: _targets(s, gpu) for s in built}
     if built:
         what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
