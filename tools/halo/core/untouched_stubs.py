@@ -91,8 +91,8 @@ def stubs_in_record(record_path, sections):
 
 def todo_lines(data):
     """[(line number, what)] of the stub's HALO_TODO calls in a kernel file's bytes."""
-    text = data.decode("utf-8", errors="replace")
-    return [(n, m.group(1)) for n, line in enumerate(text.splitlines(), 1) for m in _TODO.finditer(line)]
+    lines = data.decode("utf-8", errors="replace").split("\n")  # lines as the compiler counts them
+    return [(n, m.group(1)) for n, line in enumerate(lines, 1) for m in _TODO.finditer(line)]
 
 
 def decide(sections, tree, reference):
