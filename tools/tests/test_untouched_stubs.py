@@ -162,7 +162,8 @@ class _NothingRuns:
 
 class GradeClass(unittest.TestCase):
     def _harness(self, sections):
-        recipes = {s.id: class_harness.SectionRecipe(s, Path("/nonexistent/judge"), _tests(s)) for s in sections}
+        recipes = {s.id: class_harness.SectionRecipe(s, Path("/nonexistent/judge"), _tests(s))
+                   for s in sections if s.kernels}  # as read_harness: no recipe for questions only
         return class_harness.Harness(Path("/nonexistent"), stubs(), recipes, Path("/nonexistent"), REPO_ROOT)
 
     def test_an_untouched_submission_is_graded_without_a_build_or_a_run(self):
