@@ -112,20 +112,24 @@ def _run(chapter, sections, tests):
     return res, out.getvalue()
 
 
+REACHED = {"7.3": "copy the mask", "7.6": "compute the grid", "7.8": "write the"}  # words of the TODOs a run reaches
+
+
 class SameResults(unittest.TestCase):
     def _both(self, sid):
         s = CHAPTER.section(sid)
         folder = stubs() / s.folder
         kernels = {k: (folder / k).read_bytes() for k in s.kernels}
         made = untouched_stubs.results_of(sid, _tests(s), kernels, f"{REPO_ROOT}/exercises/{s.folder}", REPO_ROOT)
+        # What a real run reaches, as seen in one (2026-11-27): 7.3's host TODO (the mask's copy
+        # fails first, no kernel is launched); in 7.8, each test the TODO of the kernel it launches.
         todos = [f"exercises/{s.folder}/{k}:{n}: TODO: {what}" for k, b in sorted(kernels.items())
-                 for n, what in untouched_stubs.todo_lines(b)]
-        # A real run names in each test the TODOs its launches reached: here one each, in turn.
+                 for n, what in untouched_stubs.todo_lines(b) if REACHED[sid] in what]
         real = [dict(t, message=_real_message([todos[k % len(todos)]]), seconds=0.03) for k, t in enumerate(made)]
         return s, made, real
 
     def test_verdicts_stub_lines_table_points_and_gradescope_equal_a_real_run(self):
-        for sid in ("7.3", "7.8"):
+        for sid in REACHED:
             s, made, real = self._both(sid)
             res_made, out_made = _run(CHAPTER, [s], made)
             res_real, out_real = _run(CHAPTER, [s], real)
@@ -141,13 +145,13 @@ class SameResults(unittest.TestCase):
             self.assertEqual([(t["name"], t["score"], t["max_score"], t.get("status")) for t in gs[0]["tests"]],
                              [(t["name"], t["score"], t["max_score"], t.get("status")) for t in gs[1]["tests"]])
 
-    def test_every_todo_of_the_section_is_named_from_the_source_folder(self):
-        s, made, _ = self._both("7.3")
-        found = untouched.todos([made[0]["message"]])
-        lines = [n for n, text in enumerate((stubs() / s.folder / s.kernels[0]).read_text().splitlines(), 1)
-                 if "HALO_TODO(" in text]
-        self.assertEqual(found, {f"exercises/{s.folder}/{s.kernels[0]}": lines})
-        self.assertTrue(all(untouched.is_stub(t["message"]) for t in made))
+    def test_the_host_todo_is_named_where_there_is_one_from_the_source_folder(self):
+        for sid, reached in (("7.3", "copy the mask"), ("7.6", "compute the grid"), ("7.8", "write the")):
+            s, made, _ = self._both(sid)
+            lines = [n for n, text in enumerate((stubs() / s.folder / s.kernels[0]).read_text().split("\n"), 1)
+                     if "HALO_TODO(" in text and reached in text]
+            self.assertEqual(untouched.todos([made[0]["message"]]), {f"exercises/{s.folder}/{s.kernels[0]}": lines})
+            self.assertTrue(all(untouched.is_stub(t["message"]) for t in made))
 
     def test_a_folder_outside_the_source_folder_is_named_in_full(self):
         self.assertEqual(untouched_stubs.shown_path("/scratch/ex/7.2-basic-1d/k.cu", REPO_ROOT),

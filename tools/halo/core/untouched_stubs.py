@@ -5,7 +5,8 @@ building and running them cost most of a first grade, of a class submission that
 sections and of every red-team grade. So each grading path (student/grade.py, grade-class's
 course/class_submission.py; the Gradescope autograder goes through grade.py) asks `decide`
 which sections are untouched, builds and runs only the others, and takes the untouched ones'
-results from `results_of`: each of the section's tests failed, naming the stub's TODO lines.
+results from `results_of`: each of the section's tests failed, naming the TODO lines a run of
+the stub reaches (reached_todos).
 
 What is compared is every file of the section's folder in the tree that would be built (the
 grader's own copy of a submission; the student's exercises/ for their own grade), answers.toml
@@ -95,6 +96,29 @@ def todo_lines(data):
     return [(n, m.group(1)) for n, line in enumerate(lines, 1) for m in _TODO.finditer(line)]
 
 
+def _in_device_code(lines, index):
+    """Whether line `index` lies in a __global__ or __device__ function: the first line above it
+    that starts at column 0 (not a comment, a directive or a closing brace) opens the function it
+    is in, as the stubs are written (a header's continuation lines are indented)."""
+    for line in reversed(lines[:index]):
+        if line[:1] and not line[:1].isspace() and not line.startswith(("//", "/*", "#", "}")):
+            return "__global__" in line or "__device__" in line
+    return False
+
+
+def reached_todos(kernels):
+    """[(file name, line, what)] of the TODOs a run of the stub reaches: the grader calls a
+    section's host code (copy the mask, compute the launch) before it launches, and a stub's host
+    TODO stops the test there; so the host TODOs where there are any, else the kernels'. What a
+    real run reaches is compared with this by `./workbook internal check-untouched-stubs`."""
+    found = []
+    for name, data in kernels.items():
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        found += [(name, n, what, _in_device_code(lines, n - 1)) for n, what in todo_lines(data)]
+    host = [t for t in found if not t[3]]
+    return [t[:3] for t in (host or found)]
+
+
 def decide(sections, tree, reference):
     """{section id: {kernel file name: its bytes}} of the kernel sections of `tree` whose folder
     equals its stub in `reference` ({folder: digests}) and whose kernels all hold a TODO. The bytes
@@ -125,10 +149,10 @@ def shown_path(path, root):
 
 
 def message(kernels, kernel_dir, root):
-    """Every test's message: not written, then one note per TODO of the section's kernel files,
+    """Every test's message: not written, then one note per TODO a run reaches (reached_todos),
     sorted as the judge sorts the TODOs it reached."""
     notes = sorted(f"{shown_path(f'{kernel_dir}/{name}', root)}:{line}: TODO: {what}"
-                   for name, data in kernels.items() for line, what in todo_lines(data))
+                   for name, line, what in reached_todos(kernels))
     return "\n".join([NOT_WRITTEN] + [NOTE + n for n in notes])
 
 
