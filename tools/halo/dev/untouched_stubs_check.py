@@ -66,7 +66,11 @@ def comparable(stubbed, out, res, gs):
     for t in res["tests"]:
         t.pop("seconds", None)
     res["todos"] = _stub_words(res["tests"], lambda t: t["section"], lambda t: t["kind"], "message", stubbed)
-    gs["todos"] = _stub_words(gs["tests"], lambda t: t["tags"][0], lambda t: t["tags"][1], "output", stubbed)
+    # Gradescope's output of a stub test is its message, cut at 6,000 characters: a real run's can be
+    # longer (7.9's tensor copies), losing its TODO line; the words are compared in results.json.
+    for t in gs["tests"]:
+        if t["tags"][0] in stubbed and t["tags"][1] != "answers":
+            t["output"] = None
     return res, gs, [line for line in out.splitlines() if not PROGRESS.match(line)]
 
 
