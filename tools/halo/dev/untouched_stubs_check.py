@@ -71,6 +71,8 @@ def comparable(stubbed, out, res, gs):
     for t in gs["tests"]:
         if t["tags"][0] in stubbed and t["tags"][1] != "answers":
             t["output"] = None
+        elif isinstance(t.get("output"), str):  # a passed test's output is its time: "passed (0.35 s)"
+            t["output"] = re.sub(r"^passed \([\d.]+ s\)$", "passed", t["output"])
     return res, gs, [line for line in out.splitlines() if not PROGRESS.match(line)]
 
 
