@@ -494,7 +494,14 @@ function(halo_add_project_checks)
   # 36 s again (its build is kept); on main before issue 36 item 3 it failed 13 ways.
   set(name "project: the first grade of untouched stubs is a line a section and the table")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-first-run --work "${CMAKE_BINARY_DIR}/first-run-check")
-  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 900)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 900 RESOURCE_LOCK first-run-clone)
+  # An untouched stub is judged without building or running it (core/untouched_stubs.py): in the
+  # same clone (one at a time), 7.2 written and every other section untouched grade the same with the shortcut as with
+  # HALO_RUN_STUBS=1, and a 7.3 stub with one byte more is built and run. 151 s from a fresh clone
+  # on the 2-core machine at load 4 to 10 (it builds every section once, for the real run).
+  set(name "project: an untouched stub judged without a run grades as a real run of it")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-untouched-stubs --work "${CMAKE_BINARY_DIR}/first-run-check")
+  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 900 RESOURCE_LOCK first-run-clone)
   # The Dev Container of the last commit, built by rootful podman for linux/amd64 from a Debian 12
   # that mmdebstrap makes (cached under build/container/), graded in as its non-root user: the
   # reference 7.2 passes, a known-wrong kernel fails with its message, the limits-only note comes

@@ -316,6 +316,9 @@ def _parser():
     cf = isub.add_parser("check-first-run", help="in a clone: the first grade of the untouched stubs is a line a "
                                                  "section and the table; a file that does not compile is said so")
     cf.add_argument("--work", required=True, metavar="DIR")
+    cu = isub.add_parser("check-untouched-stubs", help="in check-first-run's clone: an untouched stub judged "
+                                                       "without a run grades as a real run of it does")
+    cu.add_argument("--work", required=True, metavar="DIR")
     ct = isub.add_parser("check-term", help="run docs/instructor.md's term (release, exports, grade-class of a "
                                             "generated class of 20) in a clone; check every verdict")
     ct.add_argument("--work", required=True, metavar="DIR")
@@ -477,6 +480,9 @@ def _internal(root, args):
     if args.internal == "check-student-path":
         from .dev import student_path_check
         return student_path_check.run_check(root, args.work)
+    if args.internal == "check-untouched-stubs":
+        from .dev import untouched_stubs_check
+        return untouched_stubs_check.run_check(root, args.work)
     if args.internal == "check-first-run":
         from .dev import first_run_check
         return first_run_check.run_check(root, args.work)

@@ -42,6 +42,7 @@ class Harness:
     stubs: Path          # the committed stubs: what a submission's files are laid over
     recipes: dict        # {section id: SectionRecipe}
     cwd: Path            # where CTest would run the tests (the build's grader/ folder)
+    root: Path = None    # the source folder the harness was configured from (the judge names files below it)
 
 
 def harness_home(root, section_ids) -> Path:
@@ -105,7 +106,7 @@ def read_harness(root, toolchain, build_dir, stubs, sections):
                                                               build_dir)))
         recipe.link = _link_template(toolchain.ninja, build_dir, f"grader/test_{sid}_worker", f"test_{sid}_kernels.dir")
         recipes[s.id] = recipe
-    return Harness(build_dir, Path(stubs), recipes, build_dir / "grader")
+    return Harness(build_dir, Path(stubs), recipes, build_dir / "grader", Path(root).absolute())
 
 
 def _kernel_entry(commands, target, kernel):

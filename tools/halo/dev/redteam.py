@@ -105,6 +105,14 @@ SCORE_PREFIX = "no more than "
 SCAN_LIMIT = 64 << 20  # bytes of one output file searched for leaks
 
 
+def _baseline_env(entry) -> dict:
+    """The stub baseline (entry None) runs its untouched stubs (HALO_RUN_STUBS=1, core/untouched_stubs.py):
+    every later grade restarts from the baseline's build, which must then hold the judges and the
+    runtime, or each attack would build them again (80 s each); the attacks' own grades take the
+    shortcut for the sections they leave untouched."""
+    return {"HALO_RUN_STUBS": "1"} if entry is None else {}
+
+
 # The exit status CTest reports as skipped (SKIP_RETURN_CODE).
 SKIPPED = 77
 
@@ -1041,8 +1049,8 @@ class Runner:
 
         def leak_files():
             return [log, results, build / "junit.xml"] + sorted((build / "report").glob("*.xml"))
-        return self.grade_once(cmd, self.checkout, self._env(), None, results, section, log, _grade_score, leak_files,
-                               adopt=entry is None)
+        return self.grade_once(cmd, self.checkout, self._env(_baseline_env(entry)), None, results, section, log,
+                               _grade_score, leak_files, adopt=entry is None)
 
     def _lay_attack(self, entry: Optional[Entry], folder: Path):
         """The attack's files (none for a baseline) in a new `folder`, dated now."""
@@ -1156,7 +1164,7 @@ class Runner:
         log = self.work / "logs" / f"autograder-{user}-{entry.name if entry else 'stub'}.log"
         log.parent.mkdir(exist_ok=True)
         uid = self._uid(user)
-        env = self._env({"AUTOGRADER_ROOT": str(ag)}, uid)
+        env = self._env({"AUTOGRADER_ROOT": str(ag), **_baseline_env(entry)}, uid)
 
         def leak_files():
             work = ag / "halo-work"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..core import (answers_phase, build, committed, intake, limits, paths, progress, results, sandbox, scoring,
-                    test_list, toolchain)
+                    sync, test_list, toolchain, untouched_stubs)
 from ..core.assignment import RELEASE_FILE, whole_chapter
 from . import ctest_hooks, record, status, variant_notice
 from .first_failure import FirstFailure
@@ -54,11 +54,23 @@ def _stubs(root, build_dir):
 def _take_submission(root, chapter, tree, build_dir):
     """Another tree is a submission, read as grade-class and the Gradescope autograder read one
     (core/intake.py): its regular files copied over the stubs into the build folder before
-    anything reads them; links, pipes, devices and oversized files refused, each in one line."""
-    out = build_dir / "submission"
-    notes = intake.take_submission(chapter, tree, _stubs(root, build_dir), out)
+    anything reads them; links, pipes, devices and oversized files refused, each in one line.
+    Returns (the copy, the note, the stubs it was laid over)."""
+    out, stubs = build_dir / "submission", _stubs(root, build_dir)
+    notes = intake.take_submission(chapter, tree, stubs, out)
     print("\n".join(notes), flush=True)
-    return out, notes
+    return out, notes, stubs
+
+
+def _untouched(root, sections, exercises, stubs, gpu):
+    """{section id: kernel bytes} of the sections still exactly the stub (core/untouched_stubs.py):
+    against the stubs a submission was laid over, or for the student's own tree against what sync
+    recorded writing. On the GPU a stub fails differently (its TODO does nothing): all run there."""
+    if gpu:
+        return {}
+    reference = untouched_stubs.stubs_in_folder(stubs, sections) if stubs else \
+        untouched_stubs.stubs_in_record(root / sync.RECORD, sections)
+    return untouched_stubs.decide(sections, exercises, reference)
 
 
 def _points_line(chapter, assignment, res):
@@ -104,9 +116,11 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
             print(f"halo: {exercises / s.folder} does not exist; --exercises must point at a tree shaped like exercises/",
                   file=sys.stderr)
             return 2
-    notes = None
+    notes, stubs = None, None
     if not own:
-        exercises, notes = _take_submission(root, chapter, exercises, build_dir)
+        exercises, notes, stubs = _take_submission(root, chapter, exercises, build_dir)
+    # Decided on the copy that would be built (a submission's) before anything is built or run.
+    untouched = _untouched(root, sections, exercises, stubs, gpu)
 
     tc = toolchain.ensure()
     if gpu and not tc.nvcc:
@@ -115,13 +129,14 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     extra = {"HALO_GPU_TESTS": "ON" if gpu else "OFF"}
     if gpu:
         extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
+    # Configured even when nothing is built: plain `ctest` and editors find the build as before.
     if not build.configure(root, build_dir, tc, "grade", exercises, extra=extra):
         return 2
     if exercises == root / "exercises":  # the student's own tree; grading another leaves no trace
         _link_compile_commands(root, build_dir)
 
     failures = {}
-    built = [s for s in sections if s.kernels]  # sections of questions only have nothing to build
+    built = [s for s in sections if s.kernels and s.id not in untouched]  # questions only, stubs: nothing to build
     targets = {s.id: _targets(s, gpu) for s in built}
     if built:
         what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
@@ -154,7 +169,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
                "spent its CPU limit, and the section's other tests then fail at once with its message")
     # A section that does not compile has nothing to run: its tests are not run, and say why,
     # rather than counted as run ("15 of 15 run") before the compiler's errors.
-    runnable = [s for s in sections if s.id not in failures]
+    runnable = [s for s in sections if s.id not in failures and s.id not in untouched]
     label = "running the kernels tests" + (f" (not run: {', '.join(failures)} {'does' if len(failures) == 1 else 'do'} "
                                            "not compile)" if failures else "")
     shown = None  # the first failure, shown as it came
@@ -169,11 +184,20 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
         shown = first.shown
     elif failures:
         print(f"{label}", flush=True)
-    tests = results.read_junit(junit) + results.not_compiled(_expected_tests(root, [s for s in built if s.id in failures]))
+    tests = [t for t in results.read_junit(junit) if t["section"] not in untouched] + \
+        results.not_compiled(_expected_tests(root, [s for s in built if s.id in failures]))
+    for s in sections:
+        if s.id in untouched:
+            tests += untouched_stubs.results_of(s.id, _expected_tests(root, [s]), untouched[s.id],
+                                                f"{exercises.resolve()}/{s.folder}", root)
+    # In the order the tests are listed, however they came (CTest, or made here for a stub).
+    expected = _expected_tests(root, sections)
+    order = {name: k for k, name in enumerate(expected)}
+    tests.sort(key=lambda t: order.get(t["name"], len(order)))
     with progress.Progress("checking the answers"):
         answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
     results.write_junit(tests + answered, build_dir / "junit.xml")
-    res = results.assemble(chapter, sections, tests + answered, _expected_tests(root, sections), report_dir, failures, seed,
+    res = results.assemble(chapter, sections, tests + answered, expected, report_dir, failures, seed,
                    exercises, {"mode": isolation, "note": why}, student)
     if notes:
         res["submission"] = notes  # which files were graded and which refused, as grade-class keeps them
