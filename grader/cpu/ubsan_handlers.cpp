@@ -1,12 +1,10 @@
-// Handlers for the three checks of clang's UndefinedBehaviorSanitizer that kernel files are
-// compiled with (-fsanitize=array-bounds,integer-divide-by-zero,alignment, HALO_KERNEL_FLAGS): an
-// index outside an array whose size the compiler knows, an integer division by zero, and an access
-// through a pointer not aligned for its type. The sanitizer's own runtime is not linked; these are
-// the functions the compiler calls, with its documented data.
+// Handlers for the two checks of clang's UndefinedBehaviorSanitizer that kernel files are compiled
+// with (-fsanitize=array-bounds,integer-divide-by-zero, HALO_KERNEL_FLAGS): an index outside an
+// array whose size the compiler knows, and an integer division by zero. The sanitizer's own
+// runtime is not linked; these are the functions the compiler calls, with its documented data.
 //
-// A division by zero traps on x86-64 but gives 0 on aarch64 (sdiv), and a misaligned float4 faults
-// on x86-64 (movaps) and on a GPU but not on aarch64: the handlers name each the same way on every
-// machine, before the division or the access happens. An index past a local array would otherwise store into
+// A division by zero traps on x86-64 but gives 0 on aarch64 (sdiv): the handler names it the same
+// way on both, before the division happens. An index past a local array would otherwise store into
 // the thread's stack unseen; the handler notes it and the access it guards is named (access_check).
 #include <cctype>
 #include <cstdint>
@@ -35,12 +33,6 @@ struct OutOfBoundsData {
 struct DivisionData {
   SourceLocation location;
   const TypeDescriptor* type;
-};
-struct TypeMismatchData {
-  SourceLocation location;
-  const TypeDescriptor* type;
-  unsigned char log_alignment;
-  unsigned char type_check_kind;  // 0 a load, 1 a store, 3 a member access, ...
 };
 
 // The element count of an array type's name, "'float[8]'": the last bracketed number.
@@ -92,31 +84,6 @@ extern "C" void __ubsan_handle_divrem_overflow(DivisionData*, uintptr_t, uintptr
   halo::cpu::Worker& w = *halo::cpu::tls_worker;
   halo::cpu::raise_diagnostic(w, halo::cpu::DiagnosticKind::crash, "the thread crashed: integer division by zero",
                               __builtin_return_address(0));
-  halo::cpu::stop_current_thread();
-}
-
-// Called only when the pointer is not a multiple of its type's alignment (-fsanitize=null is not
-// on): a float4 read at N + 1 instead of N + 4.
-extern "C" void __ubsan_handle_type_mismatch_v1(TypeMismatchData* data, uintptr_t pointer) {
-  if (!in_kernel_fiber()) return;  // host code: the access faults, or not, as the machine does
-  const uintptr_t alignment = uintptr_t(1) << data->log_alignment;
-  if (pointer == 0 || pointer % alignment == 0) return;
-  const char* what = data->type_check_kind == 1 ? "write" : data->type_check_kind == 0 ? "read" : "access";
-  // The compiler's name reads "'const float4' (vector of 4 'float' values)": the first quoted type,
-  // without its const.
-  std::string type = data->type ? data->type->name : "";
-  if (const size_t open = type.find('\''), close = type.find('\'', open + 1);
-      open != std::string::npos && close != std::string::npos)
-    type = type.substr(open + 1, close - open - 1);
-  if (type.rfind("const ", 0) == 0) type = type.substr(6);
-  halo::cpu::Worker& w = *halo::cpu::tls_worker;
-  halo::cpu::raise_diagnostic(
-      w, halo::cpu::DiagnosticKind::crash,
-      "the thread crashed: misaligned " + std::string(what) + " of a " + type + " at an address " +
-          std::to_string(pointer % alignment) + " bytes past a multiple of " + std::to_string(alignment) + " (a " +
-          type + " must start on a multiple of " + std::to_string(alignment) +
-          " bytes; a GPU stops the kernel here with \"misaligned address\")",
-      __builtin_return_address(0));
   halo::cpu::stop_current_thread();
 }
 

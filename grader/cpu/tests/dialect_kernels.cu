@@ -133,10 +133,3 @@ __global__ void local_pointer_walk(float* out, int step) {
 
 // An integer division by a run-time zero: a trap on x86-64, 0 on aarch64; named the same on both.
 __global__ void divide_by(int* out, int d) { out[threadIdx.x] = int(threadIdx.x) / d; }
-
-// A float4 read `offset` floats into `in`: at an offset that is not a multiple of 4 it is
-// misaligned, a fault on x86-64 (movaps) and on a GPU, none on aarch64; named the same on both.
-__global__ void read_float4_at(const float* in, float* out, int offset) {
-  const float4 v = *reinterpret_cast<const float4*>(in + offset);
-  out[threadIdx.x] = v.x + v.y + v.z + v.w;
-}

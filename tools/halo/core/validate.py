@@ -531,11 +531,10 @@ _MATH = ("sqrt cbrt fabs fmin fmax fma exp exp2 expm1 exp10 log log2 log10 log1p
 LIBC_FUNCTIONS = frozenset([f + s for f in _MATH for s in ("", "f")] + [
     "abs", "labs", "llabs", "printf", "puts", "putchar",  # printf("text\n") is compiled to puts
     "__assert_fail", "__gxx_personality_v0", "_Unwind_Resume"])
-# The handlers of the compiler's bounds, division and alignment checks (HALO_KERNEL_FLAGS' -fsanitize=...,
+# The handlers of the compiler's bounds and division checks (HALO_KERNEL_FLAGS' -fsanitize=...,
 # grader/cpu/ubsan_handlers.cpp). A source cannot name them (the __ubsan prefix is refused, and so
 # are asm labels): every call of one is the compiler's.
-SANITIZER_HANDLERS = frozenset({"__ubsan_handle_out_of_bounds", "__ubsan_handle_divrem_overflow",
-                                "__ubsan_handle_type_mismatch_v1"})
+SANITIZER_HANDLERS = frozenset({"__ubsan_handle_out_of_bounds", "__ubsan_handle_divrem_overflow"})
 ALLOWED_FUNCTIONS = DIALECT_FUNCTIONS | RUNTIME_API_FUNCTIONS | LIBC_FUNCTIONS | SANITIZER_HANDLERS
 # The functions whose first string arguments must be literals of the file (private constants):
 # printf's format, so that it can be read here, and assert's text. Other strings (printf's %s, and
