@@ -11,12 +11,11 @@ its IR shows: the red team's attempts are mostly such files.
 """
 from __future__ import annotations
 
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from halo.core import validate
+from halo.core import cpus, validate
 from tests.helpers import REPO_ROOT, scratch_dir, stubs
 
 # An include the source layer refuses that is not a header found by name on the include path.
@@ -62,8 +61,13 @@ def compile_one(path: Path):
         return path, None
 
 
-def modules(workers: int | None = None) -> dict[str, list[tuple[Path, str | None]]]:
-    """The corpus compiled: origin -> [(kernel file, IR text or None)]."""
+def modules(workers: int | None = None, then=None) -> dict[str, list[tuple]]:
+    """The corpus compiled: origin -> [(kernel file, IR text or None)], or with `then` (a function
+    of an IR text) [(kernel file, IR text or None, then(IR) or None)]: each file's next step runs
+    in the same worker as its compile, so one file's compile overlaps another's step."""
+    def one(path):
+        path, ir = compile_one(path)
+        return (path, ir) if then is None else (path, ir, None if ir is None else then(ir))
     files = kernel_files()
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:
-        return {origin: list(pool.map(compile_one, paths)) for origin, paths in files.items()}
+    with ThreadPoolExecutor(max_workers=workers or cpus.usable_cpus()) as pool:
+        return {origin: list(pool.map(one, paths)) for origin, paths in files.items()}

@@ -1,5 +1,7 @@
 """The validator's IR reader against LLVM's own (halo.core.ir_agreement) on every module the
 project's kernel files make, and a module built to fool the hand reader (the control)."""
+import os
+import signal
 import textwrap
 import unittest
 from pathlib import Path
@@ -24,18 +26,18 @@ KERNEL = REPO_ROOT / "solutions" / "7.2-basic-1d" / "convolution_1d_basic.cu"
 @needs_llvm
 class Corpus(unittest.TestCase):
     def test_the_readers_agree_on_every_kernel_file_of_the_project(self):
-        modules = ir_corpus.modules()
-        counts = {origin: sum(ir is not None for _, ir in ms) for origin, ms in modules.items()}
+        modules = ir_corpus.modules(then=lambda ir: ir_agreement.check(ir, validate))
+        counts = {origin: sum(ir is not None for _, ir, _ in ms) for origin, ms in modules.items()}
         print(f"\nIR modules compared with LLVM's reading: {counts}, {sum(counts.values())} in all")
         for origin in ("solutions", "exercises", "wrong", "learners"):  # all of these compile
             self.assertEqual(counts[origin], len(modules[origin]), origin)
             self.assertTrue(counts[origin], origin)
         self.assertGreaterEqual(counts["redteam"], 20)
         for origin, ms in modules.items():
-            for path, ir in ms:
+            for path, ir, differences in ms:
                 if ir is not None:
                     with self.subTest(f"{origin}: {path}"):
-                        self.assertEqual(ir_agreement.check(ir, validate), [])
+                        self.assertEqual(differences, [])
 
 
 @needs_llvm
@@ -69,3 +71,31 @@ class Control(unittest.TestCase):
         for ir in ("garbage", "define void @f() {\n  %1 = load [oops, i8* %0\n}\n"):
             with self.subTest(ir):
                 self.assertTrue(validate.validate_ir(KERNEL, ir))
+
+
+@needs_llvm
+class ReaderChild(unittest.TestCase):
+    """llvm_reader.facts keeps its child for the next module; a child that stops, is killed or
+    runs past its time costs no other module."""
+
+    IR = "define void @f() {\n  ret void\n}\n"
+
+    def idle(self):
+        return {c.proc.pid for c in llvm_reader._Child._idle}
+
+    def test_the_next_module_is_read_by_the_same_child(self):
+        llvm_reader.facts(self.IR)
+        before = self.idle()
+        self.assertEqual(llvm_reader.facts(self.IR)["functions"]["f"]["insts"][0][1], "ret")
+        self.assertEqual(self.idle(), before)
+
+    def test_a_killed_child_costs_no_module(self):
+        llvm_reader.facts(self.IR)
+        for pid in self.idle():
+            os.kill(pid, signal.SIGKILL)
+        self.assertIn("f", llvm_reader.facts(self.IR)["functions"])
+
+    def test_a_module_past_its_time_is_refused_and_the_next_is_read(self):
+        with self.assertRaisesRegex(llvm_reader.ParseError, "did not read the module within 0 s"):
+            llvm_reader.facts(self.IR, timeout=0)
+        self.assertIn("f", llvm_reader.facts(self.IR)["functions"])

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 import textwrap
 import unittest
+import unittest.mock
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -616,6 +617,33 @@ class IrLayer(KernelFiles, unittest.TestCase):
         with redirect_stdout(out):
             self.assertEqual(validate.main([str(good), str(bad)]), 1)
         self.assertRegex(out.getvalue(), r"^.*bad\.cu:1: getenv is not allowed in a kernel file: line 1 — ")
+
+
+@needs_clang
+class PrecompiledHeaders(KernelFiles, unittest.TestCase):
+    """compile_to_ir reads the grader's headers from a header precompiled once per process: the
+    IR and a compile error's words are what the headers read as text give."""
+
+    def as_text(self, path):
+        with unittest.mock.patch.object(validate, "_precompiled_wrapper", lambda options: None):
+            try:
+                return validate.compile_to_ir(path)
+            except validate.CompileError as e:
+                return f"error: {e}"
+
+    def test_the_ir_is_the_same_as_with_the_headers_as_text(self):
+        kernels = [REPO_ROOT / "solutions" / "7.2-basic-1d" / "convolution_1d_basic.cu",
+                   REPO_ROOT / "solutions" / "7.9-speed-of-light" / "convolution_2d_tensor_copies.cu"]  # an overlay
+        for path in kernels:
+            with self.subTest(path.name):
+                self.assertEqual(validate.compile_to_ir(path), self.as_text(path))
+        self.assertTrue(any(p is not None for p in validate._PCH.values()), "no header was precompiled")
+
+    def test_a_compile_error_reads_as_with_the_headers_as_text(self):
+        path = self.kernel("__global__ void k(float* p) { p[0] = not_declared_anywhere; }")
+        with self.assertRaises(validate.CompileError) as caught:
+            validate.compile_to_ir(path)
+        self.assertEqual(f"error: {caught.exception}", self.as_text(path))
 
 
 class PastedNames(KernelFiles, unittest.TestCase):

@@ -17,15 +17,21 @@ The facts, as plain Python values so that the two readers' can be compared with 
 """
 from __future__ import annotations
 
-import ast
+import atexit
 import ctypes
 import functools
 import glob
+import json
+import marshal
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 
 # llvm-c/Core.h's LLVMOpcode (stable by contract: "External users depend on these values").
 OPCODES = {
@@ -49,7 +55,7 @@ _FUNCTION_INDEX = 0xFFFFFFFF  # LLVMAttributeFunctionIndex
 _VOID, _STRUCT = 0, 10        # LLVMTypeKind
 _ACCESS_VALUE_OPERAND = {"store": 0, "atomicrmw": 1, "cmpxchg": 1}
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
-_UNAVAILABLE = 4  # the child's exit status when there is no LLVM to load
+_UNAVAILABLE = 4  # the child's status for a module when there is no LLVM to load
 
 
 class ReaderUnavailable(Exception):
@@ -182,21 +188,138 @@ def facts_in_this_process(ir_text: str, type_names=(), candidates=None) -> dict:
 def facts(ir_text: str, type_names=(), clang=None, timeout=300) -> dict:
     """facts_in_this_process, run in a child process: LLVM's parser ends the whole process on
     some malformed text (report_fatal_error), which must refuse one file, not stop the grader.
-    Raises ParseError when LLVM rejects the text or stops, ReaderUnavailable as above."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
-    libs = [a for lib in libraries(clang) for a in ("--lib", lib)]
-    cmd = [sys.executable, "-m", "halo.core.llvm_reader", *libs, "--", *type_names]
-    try:
-        r = subprocess.run(cmd, input=ir_text.encode("utf-8", "surrogateescape"), capture_output=True,
-                           env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise ParseError(f"LLVM did not read the module within {timeout} s")
-    err = r.stderr.decode("utf-8", "replace").strip()
-    if r.returncode == _UNAVAILABLE:
-        raise ReaderUnavailable(err)
-    if r.returncode != 0:
-        raise ParseError(err.splitlines()[-1] if err else f"LLVM's reader stopped (status {r.returncode})")
-    return ast.literal_eval(r.stdout.decode("utf-8", "surrogateescape"))
+    Raises ParseError when LLVM rejects the text or stops, ReaderUnavailable as above.
+
+    The child stays for the next module (starting Python and loading libLLVM is most of the
+    time of a small module); one that stops or runs past `timeout` costs only the module it was
+    reading, and the next call starts a new one. A kept child that stopped without an answer is
+    asked again as a new one: it may have died idle (killed, out of memory), and a module that
+    ends LLVM ends the new one too."""
+    data = ir_text.encode("utf-8", "surrogateescape")
+    child = _Child.take(libraries(clang))
+    status, payload = child.ask(data, list(type_names), timeout)
+    if child.kept and child.stopped and not child.timed_out:
+        child = _Child(libraries(clang))
+        status, payload = child.ask(data, list(type_names), timeout)
+    if not child.stopped:
+        _Child.give_back(child)
+    if status == _UNAVAILABLE:
+        raise ReaderUnavailable(payload.decode("utf-8", "replace").strip())
+    if status != 0:
+        said = payload.decode("utf-8", "replace").strip()
+        raise ParseError(said.splitlines()[-1] if said else f"LLVM's reader stopped (status {status})")
+    return marshal.loads(payload)
+
+
+class _Child:
+    """A `python3 -m halo.core.llvm_reader --serve` child: modules in, facts out, one at a time
+    (serve() says how). Idle children wait in a pool, one for each thread that asked at once."""
+    _idle: list = []
+    _all: list = []
+    _lock = threading.Lock()
+
+    @classmethod
+    def take(cls, libs: tuple) -> "_Child":
+        with cls._lock:
+            for k, child in enumerate(cls._idle):
+                if child.libs == libs and child.proc.poll() is None:
+                    child.kept = True
+                    return cls._idle.pop(k)
+        return cls(libs)
+
+    @classmethod
+    def give_back(cls, child: "_Child") -> None:
+        with cls._lock:
+            cls._idle.append(child)
+
+    def __init__(self, libs: tuple):
+        self.libs = libs
+        self.kept = False  # whether it has read a module before this one
+        self.stopped = self.timed_out = False
+        self._buffer = bytearray()  # what the child wrote and was not read yet
+        self.errors = tempfile.TemporaryFile()  # what LLVM says as it stops, read only then
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
+        self.proc = subprocess.Popen([sys.executable, "-m", "halo.core.llvm_reader", "--serve",
+                                      *(a for lib in libs for a in ("--lib", lib))],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=env)
+        with _Child._lock:
+            _Child._all.append(self)
+
+    def ask(self, data: bytes, type_names, timeout) -> tuple:
+        """(status, payload) of one module; a child that stops or runs past `timeout` is ended and
+        answers (its status or 1, the last of what it said)."""
+        deadline = time.monotonic() + timeout
+        try:
+            header = json.dumps({"bytes": len(data), "types": type_names}) + "\n"
+            self.proc.stdin.write(header.encode() + data)
+            self.proc.stdin.flush()
+            header = self._read_until(b"\n", deadline)
+            status, size = (int(x) for x in header.split())
+            return status, self._read(size, deadline)
+        except (OSError, ValueError, _Stopped) as e:
+            self.stopped, self.timed_out = True, isinstance(e, _Stopped) and e.timed_out
+            self.end(kill=self.timed_out)
+            if self.timed_out:
+                return 1, f"LLVM did not read the module within {timeout} s".encode()
+            self.errors.seek(0)
+            said = self.errors.read().decode("utf-8", "replace").strip()
+            status = self.proc.returncode if self.proc.returncode not in (0, _UNAVAILABLE) else 1
+            return status, (said or f"LLVM's reader stopped (status {self.proc.returncode})").encode()
+
+    def _fill(self, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+            raise _Stopped(timed_out=True)
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        if not chunk:
+            raise _Stopped(timed_out=False)
+        self._buffer += chunk
+
+    def _read_until(self, end: bytes, deadline) -> bytes:
+        while end not in self._buffer:
+            self._fill(deadline)
+        k = self._buffer.index(end)
+        line = bytes(self._buffer[:k])
+        del self._buffer[:k + len(end)]
+        return line
+
+    def _read(self, size: int, deadline) -> bytes:
+        while len(self._buffer) < size:
+            self._fill(deadline)
+        out = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return out
+
+    def end(self, kill=False):
+        """Stops the child: it ends on its own when its stdin closes; a stuck one is killed."""
+        with _Child._lock:
+            for pool in (_Child._idle, _Child._all):
+                if self in pool:
+                    pool.remove(self)
+        if kill:
+            self.proc.kill()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class _Stopped(Exception):
+    def __init__(self, timed_out: bool):
+        super().__init__("timed out" if timed_out else "the child stopped")
+        self.timed_out = timed_out
+
+
+@atexit.register
+def _end_children():
+    for child in list(_Child._all):
+        if child.proc.poll() is None:
+            child.end()
 
 
 def _message(L, msg):
@@ -394,22 +517,42 @@ class _Walk:
                 size, pointer, alloca)
 
 
-def main(argv) -> int:
-    """The child of facts(): IR on stdin, the facts (a Python literal) on stdout."""
-    own = argv[:argv.index("--")] if "--" in argv else argv
-    candidates = [own[k + 1] for k, a in enumerate(own) if a == "--lib" and k + 1 < len(own)] or None
-    type_names = argv[argv.index("--") + 1:] if "--" in argv else []
-    text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+def _answer(text: str, type_names, candidates) -> tuple:
+    """(status, payload) of one module: 0 and its facts, marshalled (plain dicts, lists, tuples,
+    strings and numbers; a large module's facts as a Python literal took longer to read back with
+    ast.literal_eval than LLVM took to read the module), or the status and message of
+    ReaderUnavailable or ParseError."""
     try:
         out = facts_in_this_process(text, type_names, candidates)
     except ReaderUnavailable as e:
-        print(e, file=sys.stderr)
-        return _UNAVAILABLE
+        return _UNAVAILABLE, str(e).encode("utf-8", "replace")
     except ParseError as e:
-        print(e, file=sys.stderr)
-        return 3
-    sys.stdout.buffer.write(repr(out).encode("utf-8", "surrogateescape"))
-    return 0
+        return 3, str(e).encode("utf-8", "replace")
+    return 0, marshal.dumps(out)
+
+
+def serve(candidates) -> int:
+    """The child of facts(), for as long as its stdin is open: a JSON line {"bytes": N, "types":
+    [type name, ...]} and N bytes of IR in; a line "<status> <bytes>" and that many bytes of
+    answer out (_answer). LLVM may end this process on a module: the parent sees the pipe close."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        header = stdin.readline()
+        if not header:
+            return 0
+        asked = json.loads(header)
+        text = stdin.read(asked["bytes"]).decode("utf-8", "surrogateescape")
+        status, payload = _answer(text, asked["types"], candidates)
+        stdout.write(f"{status} {len(payload)}\n".encode() + payload)
+        stdout.flush()
+
+
+def main(argv) -> int:
+    """`--serve [--lib L]...`: the child of facts() (serve)."""
+    if "--serve" not in argv:
+        print("usage: python3 -m halo.core.llvm_reader --serve [--lib LIBLLVM]...", file=sys.stderr)
+        return 2
+    return serve([argv[k + 1] for k, a in enumerate(argv) if a == "--lib" and k + 1 < len(argv)] or None)
 
 
 if __name__ == "__main__":

@@ -1413,19 +1413,50 @@ def compile_to_ir(kernel_path: Path, compile_cmd: list[str] | None = None, inclu
         if overlay:
             compile_cmd = [*compile_cmd, "-ivfsoverlay", overlay]
     quoted = str(kernel).replace("\\", "\\\\").replace('"', '\\"')
-    wrapper = "".join(f"{line}\n" for line in WRAPPER_INCLUDES) + f'#include "{quoted}"\n'
+    kernel_line = f'#include "{quoted}"\n'
     dirs = include_dirs_for(include_dirs)
     own = [f for f in own_names.flags_for_files([kernel], own_names.header_in(dirs)) if f not in compile_cmd]
-    cmd = [*compile_cmd, *own, *(f"-I{d}" for d in dirs), "-fno-color-diagnostics",
-           "-S", "-emit-llvm", "-o", "-", "-x", "c++", "-"]
+    options = [*compile_cmd, *own, *(f"-I{d}" for d in dirs), "-fno-color-diagnostics"]
+    out = ["-S", "-emit-llvm", "-o", "-", "-x", "c++", "-"]
     try:
-        r = subprocess.run(cmd, input=wrapper, capture_output=True, text=True)
+        pch = _precompiled_wrapper(options)
+        r = None
+        if pch is not None:
+            r = subprocess.run([*options, "-include-pch", str(pch), *out], input=kernel_line,
+                               capture_output=True, text=True)
+        if r is None or r.returncode != 0:  # a file that does not compile is told in the words it always was
+            wrapper = "".join(f"{line}\n" for line in WRAPPER_INCLUDES) + kernel_line
+            r = subprocess.run([*options, *out], input=wrapper, capture_output=True, text=True)
     finally:
         if scratch is not None:
             scratch.cleanup()
     if r.returncode != 0:
         raise CompileError(r.stderr)
     return r.stdout
+
+
+_PCH = {}  # compile options -> the precompiled WRAPPER_INCLUDES, or None where it did not build
+_PCH_LOCK = threading.Lock()
+
+
+def _precompiled_wrapper(options) -> Path | None:
+    """WRAPPER_INCLUDES precompiled with these compile options, built once per process (the
+    headers are most of a kernel file's compile: about three quarters of a small one's). The IR
+    is the same as with the headers read as text; clang itself refuses the header where the
+    options or a header file differ from its build, and compile_to_ir then compiles as text."""
+    # The overlay maps kernel files only, never a header, and each compile has its own.
+    options = [a for k, a in enumerate(options) if "-ivfsoverlay" not in (a, options[k - 1] if k else "")]
+    key = tuple(options)
+    with _PCH_LOCK:
+        if key not in _PCH:
+            folder = Path(tempfile.mkdtemp(prefix="halo-validate-pch-"))
+            atexit.register(shutil.rmtree, folder, True)
+            (folder / "wrapper.hpp").write_text("".join(f"{line}\n" for line in WRAPPER_INCLUDES))
+            pch = folder / "wrapper.hpp.pch"
+            r = subprocess.run([*options, "-x", "c++-header", str(folder / "wrapper.hpp"), "-o", str(pch)],
+                               capture_output=True, text=True)
+            _PCH[key] = pch if r.returncode == 0 else None
+        return _PCH[key]
 
 
 # What the build's wrapper includes before a kernel file (grader/cmake/HaloSections.cmake).
