@@ -1245,8 +1245,11 @@ class _IrCheck:
         """The text of a string literal an argument points at (a private constant array of i8,
         from its start), or None."""
         refs = _GREF.findall(arg)
-        if len(refs) != 1 or not re.search(r"getelementptr inbounds \(\[\d+ x i8\], \[\d+ x i8\]\* @" +
-                                           re.escape(refs[0]) + r", i64 0, i64 0\)$", arg.strip()):
+        # Typed pointers (clang 14) point at the array's first element with a GEP; opaque ones
+        # (clang >= 15) pass the array itself: `ptr noundef @.str`.
+        if len(refs) != 1 or not (re.search(r"getelementptr inbounds \(\[\d+ x i8\], \[\d+ x i8\]\* @" +
+                                            re.escape(refs[0]) + r", i64 0, i64 0\)$", arg.strip())
+                                  or (arg.strip().startswith("ptr ") and _value(arg) == "@" + refs[0])):
             return None
         g = self.m.globals.get(_unquote(refs[0]))
         if not g or g[0] != "constant" or g[1] != "private":
