@@ -7,8 +7,9 @@ the libLLVM of the clang++ on PATH), so no newer clang is needed to run these te
 import textwrap
 import unittest
 from pathlib import Path
+from unittest import mock
 
-from halo.core import validate
+from halo.core import llvm_reader, validate
 
 KERNEL = Path("kernel.cu")
 TILE = "@_ZZ1kPfE4tile = internal thread_local global [4 x float] zeroinitializer, align 16\n"
@@ -121,6 +122,22 @@ class OpaquePointers(unittest.TestCase):
     def test_the_intrinsic_on_an_argument_is_refused(self):
         ir = OPAQUE.replace("(ptr align 16 @_ZZ1kPfE4tile)", "(ptr align 16 %0)")
         self.assertEqual(self.hand_check(ir), ["the intrinsic llvm.threadlocal.address"])
+
+
+class SecondReading(unittest.TestCase):
+
+    def test_the_compiler_that_wrote_the_ir_reads_it_again(self):
+        """The build validates its compiler's IR (compile_sandboxed.py hands it in): clang 14's
+        libLLVM, the clang++ on PATH, cannot parse what a configured clang-19 wrote."""
+        asked = []
+
+        def facts(ir_text, type_names=(), clang=None):
+            asked.append(clang)
+            raise llvm_reader.ReaderUnavailable("not asked for real here")
+
+        with mock.patch.object(llvm_reader, "facts", facts):
+            validate.validate_ir(KERNEL, kernel(TILE_STORE), clang="/opt/llvm-19/bin/clang++")
+        self.assertEqual(asked, ["/opt/llvm-19/bin/clang++"])
 
 
 if __name__ == "__main__":

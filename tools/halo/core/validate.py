@@ -1350,15 +1350,17 @@ def _printf_refusal(fmt):
 
 
 def validate_ir(path: Path, ir_text: str, allowed_functions: set[str] = ALLOWED_FUNCTIONS, *,
-                allowed_globals: set[str] = DIALECT_GLOBALS) -> list[Finding]:
+                allowed_globals: set[str] = DIALECT_GLOBALS, clang: str | None = None) -> list[Finding]:
     """The IR-level check of one kernel file, from the text of `clang++ -S -emit-llvm` with the
-    kernel flags (instrumentation applied). `path` is the kernel file, to map lines to it."""
+    kernel flags (instrumentation applied). `path` is the kernel file, to map lines to it; `clang`
+    the compiler that wrote the text (default find_clang()), whose libLLVM reads it a second time:
+    another version's parser may reject it (clang 14's cannot read clang 16's `ptr`)."""
     try:
         found = _IrCheck(path, ir_text, allowed_functions, allowed_globals).run()
         # The checks above read the text by hand; the compiler reads it with LLVM's parser. Any
         # fact the two read differently refuses the file (tools/halo/core/ir_agreement.py).
         from . import ir_agreement
-        differences = ir_agreement.check(ir_text, sys.modules[__name__])
+        differences = ir_agreement.check(ir_text, sys.modules[__name__], clang)
         if differences:
             found.append(Finding(Path(path), 0, ir_agreement.CONSTRUCT, ir_agreement.message(differences)))
         return found
