@@ -47,6 +47,16 @@ class ThreadLocalAddress(unittest.TestCase):
             """
         self.assertEqual(constructs(kernel(direct, declarations="")), [])
 
+    def test_the_dialects_extern_shared_array_passes(self):
+        extern = "@halo_dynamic_shared_memory = external thread_local global [0 x float], align 4\n"
+        body = """\
+            %2 = call [0 x float]* @llvm.threadlocal.address.p0a0f32([0 x float]* @halo_dynamic_shared_memory)
+            %3 = getelementptr inbounds [0 x float], [0 x float]* %2, i64 0, i64 1
+            store float 0.0, float* %3, align 4
+            """
+        declaration = "declare [0 x float]* @llvm.threadlocal.address.p0a0f32([0 x float]*)\n"
+        self.assertEqual(constructs(kernel(body, extern, declaration)), [])
+
     def test_only_a_thread_local_variable_of_this_file_may_be_its_operand(self):
         cases = {
             "an ordinary variable": (TILE.replace("thread_local ", ""), "@_ZZ1kPfE4tile"),

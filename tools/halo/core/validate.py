@@ -1227,16 +1227,17 @@ class _IrCheck:
                 self.add(at, name, "callback")
 
     def thread_local_operand(self, args):
-        """`@name` where a call's only argument is a thread_local variable defined in this file;
-        None for anything else (a local value, an external or ordinary variable, a constant
-        expression)."""
+        """`@name` where a call's only argument is a thread_local variable defined in this file or
+        an external one the dialect allows (halo_dynamic_shared_memory, `extern __shared__`);
+        None for anything else (a local value, another external or an ordinary variable, a
+        constant expression)."""
         if len(args) != 1:
             return None
         value = _value(args[0])
         if not re.fullmatch("@" + _NAME, value):
             return None
         g = self.m.globals.get(_unquote(value[1:]))
-        if not g or g[0] != "global" or g[3]:
+        if not g or g[0] != "global" or (g[3] and _unquote(value[1:]) not in self.allowed_globals):
             return None
         words = re.match(r"@" + _NAME + r" = (.*?)\bglobal\b", g[2]).group(1).split()
         return value if "thread_local" in words or any(w.startswith("thread_local(") for w in words) else None
