@@ -1189,8 +1189,9 @@ class _IrCheck:
             elif name.startswith("llvm.threadlocal.address."):
                 # clang >= 16 reads a thread_local variable (a __shared__ tile on the CPU backend)
                 # through this intrinsic: its result is that variable's address and nothing else,
-                # so it passes only on a thread_local variable this file defines, whose uses then
-                # meet every check a direct use meets (root() sees through it).
+                # so it passes only on a thread_local variable the validator already allows (see
+                # thread_local_operand), whose uses then meet every check a direct use meets
+                # (root() sees through it).
                 if self.thread_local_operand(args) is None or through_cast:
                     self.add(at, "the intrinsic llvm.threadlocal.address", "intrinsic")
             elif not name.startswith(_ALLOWED_INTRINSICS):
