@@ -190,7 +190,7 @@ def main(argv):
         os.chmod(ir, 0o644)
         ir_text = Path(ir).read_text(errors="replace")
         for kernel in mine:
-            found = validate.validate_ir(Path(kernel), ir_text)
+            found = validate.validate_ir(Path(kernel), ir_text, clang=compiler[0])
             if found:
                 sys.stdout.write(output)
                 return _refuse(kernel, found)

@@ -1127,6 +1127,10 @@ class _IrCheck:
             return value, None
         const = re.fullmatch(r"(bitcast|addrspacecast|getelementptr(?: inbounds)?) \((.*)\)", value)
         rhs = f"{const.group(1)} {const.group(2)}" if const else fn.defs.get(value, "")
+        tls = re.match(r"(?:tail |musttail |notail )?call .*?@llvm\.threadlocal\.address\.\w+\((.*)\)", rhs)
+        if tls:  # the address of a thread_local variable: that variable, as a direct use reads it
+            operand = self.thread_local_operand(_split_list(tls.group(1)))
+            return (operand, 0) if operand else (value, 0)
         try:
             if rhs.startswith(("bitcast ", "addrspacecast ")):
                 _, end = _parse_type(rhs, rhs.index(" ") + 1)
@@ -1192,6 +1196,14 @@ class _IrCheck:
                     ok = False
                 if not ok:
                     self.add(at, block.group(1), "memory")
+            elif name.startswith("llvm.threadlocal.address."):
+                # clang >= 16 reads a thread_local variable (a __shared__ tile on the CPU backend)
+                # through this intrinsic: its result is that variable's address and nothing else,
+                # so it passes only on a thread_local variable the validator already allows (see
+                # thread_local_operand), whose uses then meet every check a direct use meets
+                # (root() sees through it).
+                if self.thread_local_operand(args) is None or through_cast:
+                    self.add(at, "the intrinsic llvm.threadlocal.address", "intrinsic")
             elif not name.startswith(_ALLOWED_INTRINSICS):
                 self.add(at, "the intrinsic " + re.sub(r"(\.(p0)?[ifv]\d+\w*)+$", "", name), "intrinsic")
             return
@@ -1225,12 +1237,31 @@ class _IrCheck:
             if not ok:
                 self.add(at, name, "callback")
 
+    def thread_local_operand(self, args):
+        """`@name` where a call's only argument is a thread_local variable defined in this file or
+        an external one the dialect allows (halo_dynamic_shared_memory, `extern __shared__`);
+        None for anything else (a local value, another external or an ordinary variable, a
+        constant expression)."""
+        if len(args) != 1:
+            return None
+        value = _value(args[0])
+        if not re.fullmatch("@" + _NAME, value):
+            return None
+        g = self.m.globals.get(_unquote(value[1:]))
+        if not g or g[0] != "global" or (g[3] and _unquote(value[1:]) not in self.allowed_globals):
+            return None
+        words = re.match(r"@" + _NAME + r" = (.*?)\bglobal\b", g[2]).group(1).split()
+        return value if "thread_local" in words or any(w.startswith("thread_local(") for w in words) else None
+
     def literal(self, arg):
         """The text of a string literal an argument points at (a private constant array of i8,
         from its start), or None."""
         refs = _GREF.findall(arg)
-        if len(refs) != 1 or not re.search(r"getelementptr inbounds \(\[\d+ x i8\], \[\d+ x i8\]\* @" +
-                                           re.escape(refs[0]) + r", i64 0, i64 0\)$", arg.strip()):
+        # Typed pointers (clang 14) point at the array's first element with a GEP; opaque ones
+        # (clang >= 15) pass the array itself: `ptr noundef @.str`.
+        if len(refs) != 1 or not (re.search(r"getelementptr inbounds \(\[\d+ x i8\], \[\d+ x i8\]\* @" +
+                                            re.escape(refs[0]) + r", i64 0, i64 0\)$", arg.strip())
+                                  or (arg.strip().startswith("ptr ") and _value(arg) == "@" + refs[0])):
             return None
         g = self.m.globals.get(_unquote(refs[0]))
         if not g or g[0] != "constant" or g[1] != "private":
@@ -1331,15 +1362,17 @@ def _printf_refusal(fmt):
 
 
 def validate_ir(path: Path, ir_text: str, allowed_functions: set[str] = ALLOWED_FUNCTIONS, *,
-                allowed_globals: set[str] = DIALECT_GLOBALS) -> list[Finding]:
+                allowed_globals: set[str] = DIALECT_GLOBALS, clang: str | None = None) -> list[Finding]:
     """The IR-level check of one kernel file, from the text of `clang++ -S -emit-llvm` with the
-    kernel flags (instrumentation applied). `path` is the kernel file, to map lines to it."""
+    kernel flags (instrumentation applied). `path` is the kernel file, to map lines to it; `clang`
+    the compiler that wrote the text (default find_clang()), whose libLLVM reads it a second time:
+    another version's parser may reject it (clang 14's cannot read clang 16's `ptr`)."""
     try:
         found = _IrCheck(path, ir_text, allowed_functions, allowed_globals).run()
         # The checks above read the text by hand; the compiler reads it with LLVM's parser. Any
         # fact the two read differently refuses the file (tools/halo/core/ir_agreement.py).
         from . import ir_agreement
-        differences = ir_agreement.check(ir_text, sys.modules[__name__])
+        differences = ir_agreement.check(ir_text, sys.modules[__name__], clang)
         if differences:
             found.append(Finding(Path(path), 0, ir_agreement.CONSTRUCT, ir_agreement.message(differences)))
         return found
@@ -1376,7 +1409,12 @@ def _generated_include() -> Path:
 
 
 def find_clang() -> str | None:
-    for name in ("clang++", "clang++-14", "clang++-15", "clang++-16", "clang++-17", "clang++-18"):
+    """The compiler the validator reads IR from: HALO_VALIDATE_CLANG where set (to run the check
+    under another clang version, docs/platforms.md), else the first clang++ on PATH."""
+    chosen = os.environ.get("HALO_VALIDATE_CLANG")
+    if chosen:
+        return shutil.which(chosen)
+    for name in ("clang++", *(f"clang++-{v}" for v in range(14, 22))):
         found = shutil.which(name)
         if found:
             return found
