@@ -33,9 +33,10 @@ def read_log(path):
         if len(fields) < 4 or not fields[0].isdigit() or not fields[1].isdigit():
             continue
         start, end, output = int(fields[0]), int(fields[1]), fields[3]
-        if (start, end) in seen:
+        command = (start, end, fields[4] if len(fields) > 4 else output)  # one command's outputs share its hash
+        if command in seen:
             continue
-        seen.add((start, end))
+        seen.add(command)
         steps.append((start, end, output))
     return steps
 
