@@ -33,16 +33,24 @@ set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
 set(HALO_TEST_TIMEOUT 120)
 
 # Reads chapters/manifest.toml (through the Python tools, which own its format) into
-# HALO_SECTIONS and HALO_<id>_{SLUG,FOLDER,KERNELS,QUESTIONS}.
+# HALO_SECTIONS and HALO_<id>_{SLUG,FOLDER,KERNELS,QUESTIONS}, and the test names each section's
+# sources compile for each backend into HALO_<id>_{cpu,cuda}_TESTS (tools/halo/core/test_list.py):
+# the list is the grader's, never discovered by running a program built with a student's code.
+# One Python process for the whole chapter, not one a section: each start is part of every first configure.
 function(halo_read_manifest)
+  set(backends --tests cpu)
+  if(HALO_HAVE_CUDA)  # only GPU builds need the CUDA list
+    list(APPEND backends --tests cuda)
+  endif()
   execute_process(
-    COMMAND ${HALO_WORKBOOK} internal sections
+    COMMAND ${HALO_WORKBOOK} internal sections ${backends}
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "Halo: cannot read chapters/manifest.toml:\n${err}")
+    message(FATAL_ERROR "Halo: cannot read chapters/manifest.toml and the test lists of grader/sections/:\n${err}")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     "${PROJECT_SOURCE_DIR}/chapters/manifest.toml" ${HALO_QUESTION_FILES})
+  string(REPLACE ";" "" out "${out}")  # no test name holds one; keeps the list split honest
   string(REPLACE "\n" ";" lines "${out}")
   set(sections "")
   foreach(line IN LISTS lines)
@@ -56,6 +64,10 @@ function(halo_read_manifest)
     elseif(line MATCHES "^question\\|([^|]+)\\|([^|]+)$")
       list(APPEND HALO_${CMAKE_MATCH_1}_QUESTIONS "${CMAKE_MATCH_2}")
       set(HALO_${CMAKE_MATCH_1}_QUESTIONS "${HALO_${CMAKE_MATCH_1}_QUESTIONS}" PARENT_SCOPE)
+    elseif(line MATCHES "^test\\|([^|]+)\\|(cpu|cuda)\\|(.+)$")
+      set(var HALO_${CMAKE_MATCH_1}_${CMAKE_MATCH_2}_TESTS)
+      list(APPEND ${var} "${CMAKE_MATCH_3}")
+      set(${var} "${${var}}" PARENT_SCOPE)
     endif()
   endforeach()
   set(HALO_SECTIONS "${sections}" PARENT_SCOPE)
@@ -99,8 +111,8 @@ function(halo_cpu_kernels target dir)
 endfunction()
 
 # The test names `sources` compile for `backend` (cpu or cuda), read from the sources at configure
-# time (tools/halo/core/test_list.py): the list is the grader's, never discovered by running a program
-# built with a student's code.
+# time (tools/halo/core/test_list.py), for the check build's own test programs (the sections' lists
+# come with the manifest, halo_read_manifest).
 function(halo_list_tests out backend)
   execute_process(COMMAND ${HALO_WORKBOOK} internal list-tests --backend ${backend} ${ARGN}
                   OUTPUT_VARIABLE listing ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -145,18 +157,36 @@ function(halo_register_tests program raw_prefix labels)
   endforeach()
 endfunction()
 
+# What every section's judge includes first, precompiled once: a target of its own that compiles
+# nothing else, with the judges' options (a precompiled header serves only compiles with the options
+# it was made with).
+set(HALO_JUDGE_OPTIONS -O0 -Wall ${HALO_GRADER_DEBUG})
+function(halo_judge_headers)
+  file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/judge_headers.cpp"
+       CONTENT "// Generated: nothing of its own; the judges' precompiled header is made with it.\n")
+  add_library(halo_judge_headers OBJECT "${CMAKE_CURRENT_BINARY_DIR}/judge_headers.cpp")
+  target_link_libraries(halo_judge_headers PRIVATE halo_testing_judge)
+  target_compile_options(halo_judge_headers PRIVATE ${HALO_JUDGE_OPTIONS})
+  target_precompile_headers(halo_judge_headers PRIVATE "${PROJECT_SOURCE_DIR}/grader/testing/halo_test.hpp")
+endfunction()
+
 # The judge of a section: its tests and the references, no student code. One per section,
 # whichever tree is graded.
 function(halo_judge sid folder)
   if(TARGET judge_${sid})
     return()
   endif()
+  if(NOT TARGET halo_judge_headers)
+    halo_judge_headers()
+  endif()
   add_executable(judge_${sid} ${ARGN})
   target_include_directories(judge_${sid} PRIVATE "${PROJECT_SOURCE_DIR}/grader/sections/${folder}")
   target_link_libraries(judge_${sid} PRIVATE halo_testing_judge)
   # The section's tests are glue (inputs, launches, reports): the computing they call, references
   # and comparisons, is in halo_testing, optimised. Unoptimised, a section compiles in half the time.
-  target_compile_options(judge_${sid} PRIVATE -O0 -Wall ${HALO_GRADER_DEBUG})
+  target_compile_options(judge_${sid} PRIVATE ${HALO_JUDGE_OPTIONS})
+  # halo_test.hpp (doctest and the test support) is parsed once for every judge, not once a section.
+  target_precompile_headers(judge_${sid} REUSE_FROM halo_judge_headers)
   # The worker's entry table for this section (grader/remote/worker_entries.cpp).
   add_library(halo_worker_entries_${sid} OBJECT "${PROJECT_SOURCE_DIR}/grader/remote/worker_entries.cpp")
   target_include_directories(halo_worker_entries_${sid} PRIVATE "${PROJECT_SOURCE_DIR}/grader/sections/${folder}"
@@ -259,10 +289,9 @@ function(halo_add_section id)
   endif()
 
   halo_judge(${sid} "${folder}" ${tests})
-  halo_list_tests(cpu_tests cpu ${tests})
-  if(HALO_HAVE_CUDA)  # a Python start per section at every configure: only GPU builds need this list
-    halo_list_tests(cuda_tests cuda ${tests})
-  endif()
+  set(cpu_tests "${HALO_${id}_cpu_TESTS}")
+  set(cuda_tests "${HALO_${id}_cuda_TESTS}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${tests})  # a TEST_CASE renamed: list again
   set(bin "${CMAKE_CURRENT_BINARY_DIR}")
 
   if(HALO_MODE STREQUAL "grade")

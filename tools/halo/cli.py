@@ -240,7 +240,9 @@ def _parser():
 
     i = sub.add_parser("internal", help="commands the build and the tests call")
     isub = i.add_subparsers(dest="internal", required=True)
-    isub.add_parser("sections", help="sections and questions, one per line, for CMake")
+    se = isub.add_parser("sections", help="sections and questions, one per line, for CMake")
+    se.add_argument("--tests", action="append", choices=["cpu", "cuda"], default=[], metavar="BACKEND",
+                    help="also every kernel section's test names for this backend (cpu or cuda; repeatable)")
     lt = isub.add_parser("list-tests", help="the test names a section's sources compile for a backend, for CMake")
     lt.add_argument("--backend", choices=["cpu", "cuda"], required=True)
     lt.add_argument("sources", nargs="+")
@@ -392,6 +394,9 @@ def _internal(root, args):
             print(f"section|{s.id}|{s.slug}|{s.folder}|{','.join(s.kernels)}")
             for q in chapter.questions(s.id):
                 print(f"question|{s.id}|{q.id}")
+        from .core import test_list
+        for line in test_list.listing_lines(root, chapter.sections, args.tests):
+            print(line)
         return 0
     if args.internal == "emit-header":
         for path, text in ((args.output, cpp_header.emit_header(chapter)),

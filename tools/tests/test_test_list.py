@@ -52,6 +52,39 @@ class TestList(unittest.TestCase):
         for source in sorted((root / "grader" / "sections").glob("*/*.cpp")):
             self.assertTrue(test_list.test_names(source, "cpu"), source)
 
+    def test_the_chapter_listing_is_every_sections_list_in_one(self):
+        """What CMake reads at configure time (`internal sections --tests`, one Python process)
+        is, section by section and backend by backend, what each of its sources lists."""
+        import io
+        from contextlib import redirect_stdout
+        from halo import cli
+        from halo.core.chapter_data import load_chapter
+        root = Path(__file__).resolve().parents[2]
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(cli.main(root, ["internal", "sections", "--tests", "cpu", "--tests", "cuda"]), 0)
+        listed = [line.split("|", 3)[1:] for line in out.getvalue().splitlines() if line.startswith("test|")]
+        for s in load_chapter(root).sections:
+            sources = sorted((root / "grader" / "sections" / s.folder).glob("*.cpp"))
+            for backend in ("cpu", "cuda"):
+                want = [n for f in sources for n in test_names_or_none(f, backend, s.kernels)]
+                self.assertEqual([n for sid, b, n in listed if sid == s.id and b == backend], want, (s.id, backend))
+        self.assertTrue(any(b == "cuda" for _, b, _ in listed))
+
+    def test_the_sections_alone_list_no_tests(self):
+        import io
+        from contextlib import redirect_stdout
+        from halo import cli
+        out = io.StringIO()
+        with redirect_stdout(out):
+            cli.main(Path(__file__).resolve().parents[2], ["internal", "sections"])
+        self.assertIn("section|7.2|", out.getvalue())
+        self.assertNotIn("test|", out.getvalue())
+
+
+def test_names_or_none(source, backend, kernels):
+    return test_list.test_names(source, backend) if kernels else []
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -4,6 +4,9 @@ In a temporary folder, never touching this checkout's exercises/ or build/:
 
   (c) a fresh clone: `git clone` of HEAD, the reference solutions copied over its exercises/
       (real kernels, real test times), then the first `./workbook grade`, build included;
+      Where its time goes: the build's steps from Ninja's log by part of the grader
+      (build_breakdown.py), the configure alone, and the grade again with every kernel file
+      touched (what a grader built once and reused would leave);
   (b) in that clone, a full `./workbook grade` again, the build warm;
   (a) a one-line edit of the 7.4 kernel (an equivalent statement, so it still passes), then
       `./workbook grade 7.4`: the edit to its verdict, with the build warm (median of a few);
@@ -20,6 +23,7 @@ Each is printed with the issue's target and written as Markdown (grade-loop-time
 """
 import datetime
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -28,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import terminal_run
+from . import build_breakdown, terminal_run
 
 TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
 LABELS = {
@@ -84,18 +88,60 @@ def markdown(data):
                      f"| {verdict(r['seconds'], TARGETS[key])} |")
     if data.get("notes"):
         lines += [""] + [f"- {n}" for n in data["notes"]]
+    if data.get("breakdown"):
+        lines += [""] + build_breakdown.markdown(data["breakdown"])
     return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- the measurement
 
-def _timed(cmd, cwd, log):
+def _timed(cmd, cwd, log, output=None):
+    """Seconds and exit status of `cmd`; its output goes to the log (and into `output`, a list)."""
     start = time.perf_counter()
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     log.write(f"$ {' '.join(cmd)}  (in {cwd})\n{p.stdout}{p.stderr}\n[{seconds:.1f} s, exit {p.returncode}]\n\n")
     log.flush()
+    if output is not None:
+        output.append(p.stdout + p.stderr)
     return seconds, p.returncode
+
+
+# grade's own timing of its phases (core/progress.py): "building 7 sections: done in 58 s".
+PHASE_LINES = [("the build", re.compile(r"^building [^:]*: done in (\d+) s$", re.MULTILINE)),
+               ("the kernel tests", re.compile(r"^running the kernels tests[^:]*: .*done in (\d+) s$", re.MULTILINE))]
+
+
+def phases_from_output(text):
+    """[(phase, seconds)] of the phases grade timed itself, from its output."""
+    found = []
+    for name, pattern in PHASE_LINES:
+        m = pattern.search(text)
+        if m:
+            found.append((name, float(m.group(1))))
+    return found
+
+
+def _student_part(workbook, clone, log):
+    """What a grader built once per commit and reused would leave of the first grade: every kernel
+    file touched (newer than its objects), then `./workbook grade`: the kernel files' compiles, the
+    workers' links and the tests, the grader's own code already built."""
+    for kernel in (clone / "exercises").glob("*/*.cu"):
+        kernel.touch()
+    said = []
+    seconds, _rc = _timed(workbook + ["grade"], clone, log, said)
+    return {"seconds": seconds, "phases": phases_from_output(said[0])}
+
+
+def _configure_alone(clone, log):
+    """The grade build's configure on its own, in a new build folder of the clone, as grade runs it."""
+    from ..core import build, toolchain
+    start = time.perf_counter()
+    ok = build.configure(clone, clone / "build" / "configure-alone", toolchain.ensure(quiet=True), "grade",
+                         clone / "exercises", extra={"HALO_GPU_TESTS": "OFF"})
+    seconds = time.perf_counter() - start
+    log.write(f"$ configure alone in {clone / 'build' / 'configure-alone'}\n[{seconds:.1f} s, ok {ok}]\n\n")
+    return seconds
 
 
 def fill_from_solutions(root, clone):
@@ -137,7 +183,7 @@ def _run(root, output_dir, keep, busy):
     clone = tmp / "repo"
     log_path = root / "build" / "bench" / "grade-loop-times.log"  # never beside the results page
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    steps, notes = {}, []
+    steps, notes, breakdown = {}, [], None
     load_before = os.getloadavg()
     try:
         with open(log_path, "w") as log:
@@ -150,9 +196,17 @@ def _run(root, output_dir, keep, busy):
             workbook = [sys.executable, str(clone / "workbook")]
 
             print("halo: (c) first ./workbook grade on a fresh clone, build included ...", flush=True)
-            s, rc = _timed(workbook + ["grade"], clone, log)
+            said = []
+            s, rc = _timed(workbook + ["grade"], clone, log, said)
             steps["fresh"] = {"seconds": s, "all": [s], "rc": rc}
             print(f"    {s:.1f} s (target {TARGETS['fresh']:.0f} s){'' if rc == 0 else f', exit {rc}'}", flush=True)
+            ninja_log = clone / "build" / "grade" / ".ninja_log"
+            if ninja_log.exists():
+                print("halo: (c) in parts: Ninja's log, the configure alone, then every kernel file touched and "
+                      "./workbook grade again ...", flush=True)
+                breakdown = {"phases": [("the configure", _configure_alone(clone, log))] + phases_from_output(said[0]),
+                             "build": build_breakdown.breakdown(build_breakdown.read_log(ninja_log))}
+                breakdown["student_part"] = _student_part(workbook, clone, log)
 
             print("halo: (b) full ./workbook grade, warm build ...", flush=True)
             s, rc = _timed(workbook + ["grade"], clone, log)
@@ -201,7 +255,7 @@ def _run(root, output_dir, keep, busy):
                  if busy else "Nothing was started beside the steps (--busy 0).")
     notes.append("Grade runs CTest with one job per core; the build uses Ninja with one job per core.")
     data = {"date": datetime.date.today().isoformat(), "machine": machine(), "commit": commit, "steps": steps,
-            "notes": notes}
+            "notes": notes, "breakdown": breakdown}
     text = markdown(data)
     (out_dir / "grade-loop-times.md").write_text(text)
     print()

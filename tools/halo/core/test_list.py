@@ -52,6 +52,23 @@ def test_names(path, backend):
     return names
 
 
+def section_sources(root, folder):
+    """A section's test sources (grader/sections/<folder>/*.cpp), in the order CMake's file(GLOB)
+    gives them: the order its tests are registered in."""
+    return sorted((Path(root) / "grader" / "sections" / folder).glob("*.cpp"), key=str)
+
+
+def listing_lines(root, sections, backends):
+    """`test|SECTION|BACKEND|NAME` for every test of every kernel section, for CMake: the whole
+    chapter's lists from one Python process at configure time, not one process a section."""
+    for s in sections:
+        sources = section_sources(root, s.folder) if s.kernels else []
+        for backend in backends:
+            for source in sources:
+                for name in test_names(source, backend):
+                    yield f"test|{s.id}|{backend}|{name}"
+
+
 def run(sources, backend):
     """`./workbook internal list-tests`: one name per line, for CMake."""
     for source in sources:

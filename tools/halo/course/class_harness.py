@@ -94,9 +94,9 @@ def read_harness(root, toolchain, build_dir, stubs, sections):
         if not s.kernels:
             continue
         sid = s.id.replace(".", "_")
-        sources = sorted((Path(root) / "grader" / "sections" / s.folder).glob("*.cpp"))
         recipe = SectionRecipe(s, build_dir / "grader" / f"judge_{sid}",
-                               [n for src in sources for n in test_list.test_names(src, "cpu")])
+                               [n for src in test_list.section_sources(root, s.folder)
+                                for n in test_list.test_names(src, "cpu")])
         kernel_dir = str(Path(stubs) / s.folder)
         for kernel in s.kernels:
             entry = _kernel_entry(commands, f"test_{sid}_kernels", kernel)
