@@ -35,7 +35,7 @@ RESULT_GROUPS = [
      ("grade-class-times*", "grade-class-*", "gradescope-*")),
     ("Platforms",
      "Where else Halo runs, and how each place was tested.",
-     ("arm64-*", "container*")),
+     ("arm64-*", "container*", "clang-*")),
     ("The project's own test suite",
      "How long `./workbook check` takes, per group of tests, and where its time goes.",
      ("check-*",)),
