@@ -27,7 +27,7 @@ import re
 import stat
 from pathlib import Path
 
-from . import intake
+from . import intake, untouched
 from .results import parse_name
 
 RUN_STUBS = "HALO_RUN_STUBS"
@@ -37,7 +37,7 @@ _TODO = re.compile(r'\bHALO_TODO\("([^"\\\n]*)"\)')
 # What the judge says of a test whose launch reached the stub's TODO (launch_check.cpp), and the
 # note it adds per TODO reached (stub_notes); core/untouched.py reads the notes back.
 NOT_WRITTEN = "the kernel has not been written yet (the file is the untouched stub: not built, not run)"
-NOTE = "still a stub: "
+NOTE = untouched.STUB_NOTE
 
 
 def enabled(environ=None):
