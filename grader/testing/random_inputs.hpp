@@ -37,6 +37,14 @@ class Rng {
   std::mt19937_64 engine_;
 };
 
+// The sizes of the "large" correctness tests. One launch at the large size shows the kernel
+// right over thousands of blocks; every other mask and block size such a test tries runs at the
+// many-blocks size (256 blocks of 256 threads, still no multiple of any block), which catches
+// the same mistakes for 1/16 of the large launch's time: those configurations are also swept at
+// small sizes by the other tests, and a student waits for every launch of every grade.
+constexpr size_t kLargeWidth = size_t(1) << 20;
+constexpr size_t kManyBlocksWidth = (size_t(1) << 16) + 3;
+
 // Calls check(N, M) on fresh random inputs for every width and every mask width given: the
 // correctness sweep of the 1D sections.
 template <class Widths, class Masks, class Check>

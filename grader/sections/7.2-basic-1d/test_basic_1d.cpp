@@ -76,7 +76,8 @@ TEST_CASE("7.2 basic-1d / correct / width equal to the block") { check_random_wi
 TEST_CASE("7.2 basic-1d / correct / width one more than the block") { check_random_widths({kBlock + 1}, 5); }
 TEST_CASE("7.2 basic-1d / correct / width 2^20") {
   Rng rng(6);
-  for (int mask : {5, 15}) check(rng.signal(size_t(1) << 20), rng.mask(size_t(mask)));
+  check(rng.signal(kLargeWidth), rng.mask(5));
+  check(rng.signal(kManyBlocksWidth), rng.mask(15));  // the widest mask: many blocks suffice
 }
 
 // Load counts come from the CPU backend's instrumentation, or on a GPU from the load-counting

@@ -133,7 +133,8 @@ TEST_CASE("7.3 constant-memory / correct / width equal to the block") { check_ra
 TEST_CASE("7.3 constant-memory / correct / width one more than the block") { check_random_widths({kBlock + 1}, 5); }
 TEST_CASE("7.3 constant-memory / correct / width 2^20") {
   Rng rng(6);
-  for (int mask : {5, 15}) check(rng.signal(size_t(1) << 20), rng.mask(size_t(mask)));
+  check(rng.signal(kLargeWidth), rng.mask(5));
+  check(rng.signal(kManyBlocksWidth), rng.mask(15));  // the widest mask: many blocks suffice
 }
 
 TEST_CASE("7.3 constant-memory / correct / a mask of MAX_MASK_WIDTH elements is accepted and used whole") {

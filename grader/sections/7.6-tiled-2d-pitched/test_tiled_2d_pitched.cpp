@@ -294,7 +294,10 @@ TEST_CASE("7.6 tiled-2d-pitched / correct / the largest odd mask N_ds holds") {
 }
 TEST_CASE("7.6 tiled-2d-pitched / correct / a large image of 1000x700") {
   Rng rng(8);
-  for (int mask : {5, 9}) check(1000, 700, mask, rng);
+  check(1000, 700, 5, rng);
+  // The wider mask on an image of many tiles, 1/16 of the large one's pixels (random_inputs.hpp's
+  // kManyBlocksWidth says why): neither side a multiple of the tile.
+  check(250, 175, 9, rng);
 }
 
 TEST_CASE("7.6 tiled-2d-pitched / diagnostics / no access to the pitch padding of N or P") {
