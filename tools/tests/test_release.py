@@ -22,6 +22,7 @@ from halo.core.chapter_data import ChapterError, load_chapter
 from halo.course.release import files as release_files, guard as release_guard, make as release
 from halo.course.release import toml_cuts as release_toml, withheld as release_withheld
 from halo.core.regions import solution_regions
+from halo.core import untouched_stubs
 from halo.core.tomlcompat import loads_toml
 
 from .helpers import REPO_ROOT
@@ -323,6 +324,22 @@ class Release(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertIn(".devcontainer/devcontainer.json", err)
         self.assertFalse((self.tmp / "no-devcontainer").exists())
+
+    def test_a_release_s_untouched_stubs_are_judged_without_a_build(self):
+        # A release holds no sync record: without the record it writes, a student's first grade
+        # built and ran every stub (over a minute) to print "not written yet" for each.
+        for root in (self.formative, self.summative):
+            chapter = load_chapter(root)
+            sections = [s for s in chapter.sections if s.id in CHOSEN]
+            reference = untouched_stubs.stubs_in_record(root / untouched_stubs.HANDED_OUT, sections)
+            self.assertEqual(sorted(untouched_stubs.decide(sections, root / "exercises", reference)), CHOSEN)
+            edited = root / "exercises" / sections[0].folder / sections[0].kernels[0]
+            original = edited.read_bytes()
+            try:  # one byte more: built and run
+                edited.write_bytes(original + b"\n")
+                self.assertEqual(sorted(untouched_stubs.decide(sections, root / "exercises", reference)), CHOSEN[1:])
+            finally:
+                edited.write_bytes(original)
 
     def test_the_readme_names_the_sections_and_how_to_grade_them(self):
         readme = (self.formative / "README.md").read_text()

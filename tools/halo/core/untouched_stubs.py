@@ -90,6 +90,20 @@ def stubs_in_record(record_path, sections):
     return out
 
 
+# A student release holds no sync record (sync is the instructor's): it writes this one instead,
+# the same layout, of the exercises/ files it hands out, so a release's first grade skips its
+# untouched stubs as a clone of the project does. Only ever a reason to fail a section.
+HANDED_OUT = "exercises/.handed-out.json"
+
+
+def record_of(files):
+    """The bytes of a record in sync's layout ("files": {path: sha256}) of {path: bytes}."""
+    digests = {rel: _digest(data) for rel, data in sorted(files.items())}
+    return (json.dumps({"about": "the exercises/ files as the release handed them out; a section still equal "
+                                 "to them is its untouched stub, failed without a build", "files": digests},
+                       indent=1) + "\n").encode()
+
+
 def todo_lines(data):
     """[(line number, what)] of the stub's HALO_TODO calls in a kernel file's bytes."""
     lines = data.decode("utf-8", errors="replace").split("\n")  # lines as the compiler counts them

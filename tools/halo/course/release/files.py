@@ -24,6 +24,7 @@ from ...core.tomlcompat import TOMLDecodeError, loads_toml
 from ..export_autograder import excluded
 from . import readme as release_readme, toml_cuts as release_toml
 from ...core.assignment import RELEASE_FILE, to_toml
+from ...core import untouched_stubs
 from .leaks import GIVEN
 
 RELEASE_EXCLUDED = {
@@ -243,6 +244,8 @@ def build(files, chapter, assignment, commit, created):
                                                    kept_folders, withheld).encode()
     tree["README.md"] = release_readme.readme(assignment, {sid: len(ids) for sid, ids in withheld.items()}).encode()
     tree[".gitignore"] = release_readme.GITIGNORE.encode()
+    tree[untouched_stubs.HANDED_OUT] = untouched_stubs.record_of(
+        {rel: data for rel, data in tree.items() if rel.startswith("exercises/")})
     tree[release_readme.MARKER] = release_readme.marker(assignment, commit, created).encode()
     tree[RELEASE_FILE] = to_toml(assignment).encode()
     out = {rel: (bool(modes.get(rel, 0) & 0o111), data) for rel, data in tree.items()}
