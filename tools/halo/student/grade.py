@@ -122,7 +122,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     # Decided on the copy that would be built (a submission's) before anything is built or run.
     untouched = _untouched(root, sections, exercises, stubs, gpu)
 
-    tc = toolchain.ensure()
+    tc = toolchain.ensure(cache_dir=build_dir)  # versions asked once per build folder
     if gpu and not tc.nvcc:
         print("halo: --gpu needs nvcc (the CUDA toolkit); grading on the CPU backend only", file=sys.stderr)
         gpu = False
