@@ -141,7 +141,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     if built:
         what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
         with progress.Progress(f"building {what}"):
-            failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]])
+            # The sandbox probed once, here: each kernel file's compile is told what was found.
+            failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]],
+                                         env=sandbox.handed_on())
         for s in built:
             mine = [t for t in targets[s.id] if t in failed]
             if mine:
