@@ -110,7 +110,7 @@ class LauncherProbes(unittest.TestCase):
         wrapper = self.dir / "wrapper.cpp"
         wrapper.write_text(f'#include "halo/cpu/cuda_dialect.hpp"\n#include "halo/chapter_defines.hpp"\n#include "{kernel}"\n')
         (self.dir / "obj").mkdir()
-        self.cmd = [sys.executable, str(LAUNCHER), "--kernel-file", str(kernel), "--", CLANG, "-std=c++20",
+        self.cmd = [sys.executable, "-S", str(LAUNCHER), "--kernel-file", str(kernel), "--", CLANG, "-std=c++20",
                     f"-I{ROOT / 'grader' / 'include'}", f"-I{generated}", "-O1", "-g",
                     "-fsanitize-coverage=func,trace-loads,trace-stores", "-o", str(self.dir / "obj" / "kernel.o"),
                     "-c", str(wrapper)]

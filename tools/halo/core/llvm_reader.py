@@ -263,7 +263,8 @@ class _Child:
         self._buffer = bytearray()  # what the child wrote and was not read yet
         self.errors = tempfile.TemporaryFile()  # what LLVM says as it stops, read only then
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
-        self.proc = subprocess.Popen([sys.executable, "-m", "halo.core.llvm_reader", "--serve",
+        # -S: the standard library is all it needs (site and .pth files cost a start-up here).
+        self.proc = subprocess.Popen([sys.executable, "-S", "-m", "halo.core.llvm_reader", "--serve",
                                       *(a for lib in libs for a in ("--lib", lib))],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=env)
         with _Child._lock:
