@@ -3,16 +3,12 @@ so that a kernel edit's compile starts no bubblewrap of its own to learn what gr
 before; and no claim in the environment can make a step run with less isolation than its own
 probes would have given it."""
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import unittest
 import unittest.mock
-from pathlib import Path
 
 from halo.core import build, sandbox
-from tests.test_compile_sandboxed import CLANG, KERNEL, LAUNCHER, ROOT
+from tests.test_compile_sandboxed import CLANG, KERNEL, LauncherCase
 
 
 def _fresh_probes(test):
@@ -85,42 +81,27 @@ class BuildEnvironment(unittest.TestCase):
 
 
 @unittest.skipUnless(CLANG, "clang++ is not installed")
-class LauncherProbes(unittest.TestCase):
+class LauncherProbes(LauncherCase):
     """The real launcher compiling a kernel file, with a bubblewrap on PATH that notes each run."""
 
     def setUp(self):
         _fresh_probes(self)
         if sandbox.probe()[0] != "bubblewrap":
             self.fail("bubblewrap cannot start here: this test needs it (apt-get install bubblewrap)")
-        self.dir = Path(tempfile.mkdtemp(prefix="halo-handoff-test-"))
-        self.addCleanup(shutil.rmtree, self.dir, True)
-        os.chmod(self.dir, 0o755)
+        super().setUp()
+        os.chmod(self.dir, 0o755)  # root's compile runs bubblewrap (this one, noting) as nobody
         self.log = self.dir / "bwrap-runs"
         noting = self.dir / "bin" / "bwrap"
         noting.parent.mkdir()
         noting.write_text(f'#!/bin/sh\necho "$*" >> {self.log}\nexec {sandbox.bwrap_path()} "$@"\n')
         noting.chmod(0o755)
-        generated = self.dir / "generated"
-        subprocess.run([sys.executable, str(ROOT / "workbook"), "internal", "emit-header",
-                        str(generated / "halo" / "chapter_data.hpp"), str(generated / "halo" / "chapter_defines.hpp")],
-                       check=True, capture_output=True)
-        kernel = self.dir / "tree" / "kernel.cu"
-        kernel.parent.mkdir()
-        kernel.write_text(KERNEL)
-        wrapper = self.dir / "wrapper.cpp"
-        wrapper.write_text(f'#include "halo/cpu/cuda_dialect.hpp"\n#include "halo/chapter_defines.hpp"\n#include "{kernel}"\n')
-        (self.dir / "obj").mkdir()
-        self.cmd = [sys.executable, "-S", str(LAUNCHER), "--kernel-file", str(kernel), "--", CLANG, "-std=c++20",
-                    f"-I{ROOT / 'grader' / 'include'}", f"-I{generated}", "-O1", "-g",
-                    "-fsanitize-coverage=func,trace-loads,trace-stores", "-o", str(self.dir / "obj" / "kernel.o"),
-                    "-c", str(wrapper)]
 
     def probes_of_one_compile(self, handed):
         self.log.write_text("")
-        os.chmod(self.log, 0o666)  # root's compile runs bubblewrap as nobody
-        env = dict(os.environ, PATH=f"{self.dir / 'bin'}:{os.environ['PATH']}", **handed)
-        env.pop(sandbox.PROBED_ENV, None) if not handed else None
-        p = subprocess.run(self.cmd, capture_output=True, text=True, env=env, cwd=self.dir)
+        os.chmod(self.log, 0o666)
+        env = {k: v for k, v in os.environ.items() if k != sandbox.PROBED_ENV}
+        env.update(handed, PATH=f"{self.dir / 'bin'}:{os.environ['PATH']}")
+        p, _, _ = self.compile(KERNEL, env=env)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         runs = self.log.read_text().splitlines()
         self.assertTrue(any("clang++" in r for r in runs), "the compile did not run in bubblewrap")
