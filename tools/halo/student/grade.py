@@ -94,9 +94,14 @@ def _targets(section, gpu):
     return [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
 
 
+def build_folder(root, build_dir=None):
+    """Where grade builds: --build-dir, else build/grade."""
+    return Path(build_dir).resolve() if build_dir else Path(root) / "build" / "grade"
+
+
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
     root = Path(root)
-    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "grade"
+    build_dir = build_folder(root, build_dir)
     # A grade that stops, for any reason, from here on leaves no results rather than the last run's.
     results.discard(build_dir / "results.json", build_dir / "junit.xml")
     tight = limits.shortfall()  # one line now, rather than one failure per test
