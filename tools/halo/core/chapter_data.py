@@ -26,10 +26,8 @@ import functools
 import hashlib
 import itertools
 import math
-import os
 import re
 import string
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -329,17 +327,11 @@ def _checked(folder: Path) -> Optional[str]:
 
 def _remember(folder: Path, digest: str) -> None:
     """Writes the record whole or not at all; a folder that cannot be written only costs the checks."""
+    from .results import write_atomically  # only when there is something to write
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=CHECKED_FILE + ".")
+        write_atomically(Path(folder) / CHECKED_FILE, digest + "\n")
     except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(digest + "\n")
-        os.replace(tmp, Path(folder) / CHECKED_FILE)
-    except OSError:
-        os.unlink(tmp)
+        pass
 
 
 def _show(path: Path, root: Path) -> str:

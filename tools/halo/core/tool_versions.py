@@ -10,7 +10,6 @@ is asked again next time. The file is a convenience, never a verdict: an unreada
 one is ignored (and rewritten)."""
 import json
 import os
-import tempfile
 
 FILE = "halo-tool-versions.json"
 
@@ -58,14 +57,9 @@ class Versions:
         """Writes the answers asked for this time beside the others (whole, or not at all)."""
         if not (self.path and self.changed):
             return
+        from .results import write_atomically  # only when there is something to write
         try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=FILE + ".")
+            write_atomically(self.path, json.dumps({k: list(v) for k, v in self.kept.items()}, indent=1,
+                                                   sort_keys=True))
         except OSError:
-            return  # a read-only build folder: the versions are asked again next time
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({k: list(v) for k, v in self.kept.items()}, f, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
-        except OSError:
-            os.unlink(tmp)
+            pass  # a read-only build folder: the versions are asked again next time
