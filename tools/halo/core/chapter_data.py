@@ -272,7 +272,7 @@ def load_chapter(root: Path, checked_in: Optional[Path] = None) -> Chapter:
     `checked_in`: a build folder (grade's) that remembers the chapter it last checked, by a hash of
     every file read here and of the code that checks them (CHECKED_FILE): the same chapter is read
     again without its checks of formulas and questions (every varied question evaluated at each
-    choice: 50 ms of every grade). Any changed byte is a new hash, checked again; `./workbook
+    choice: 32 of its 47 ms here). Any changed byte is a new hash, checked again; `./workbook
     check` and every other command check every time."""
     chapter = Chapter(root)
     manifest = chapter.root / "chapters" / "manifest.toml"
