@@ -345,10 +345,10 @@ def _students(args):
     return students
 
 
-def _chapter(root):
+def _chapter(root, checked_in=None):
     from .core.chapter_data import ChapterError, load_chapter
     try:
-        return load_chapter(Path(root))
+        return load_chapter(Path(root), checked_in)
     except ChapterError as e:
         sys.exit(f"halo: {e}")
 
@@ -565,7 +565,11 @@ def main(root, argv):
             sys.exit("halo: --sections goes with --arch (the plain check runs everything)")
         from .dev import check
         return check.run(root, args.build_dir)
-    chapter = _chapter(root)
+    if args.command == "grade":  # the chapter, checked once per build folder (load_chapter)
+        from .student.grade import build_folder
+        chapter = _chapter(root, build_folder(root, args.build_dir))
+    else:
+        chapter = _chapter(root)
     if args.command == "sync":
         from .core import regions, sync
         try:

@@ -95,6 +95,16 @@ class ReaderChild(unittest.TestCase):
             os.kill(pid, signal.SIGKILL)
         self.assertIn("f", llvm_reader.facts(self.IR)["functions"])
 
+    def test_a_prestarted_child_reads_the_first_module(self):
+        for child in list(llvm_reader._Child._idle):
+            child.end()  # none kept from another test
+        llvm_reader.prestart()  # the compile launcher's, while clang makes the IR
+        llvm_reader._prestarted()
+        started = self.idle()
+        self.assertEqual(len(started), 1)
+        self.assertEqual(llvm_reader.facts(self.IR)["functions"]["f"]["insts"][0][1], "ret")
+        self.assertEqual(self.idle(), started)
+
     def test_a_module_past_its_time_is_refused_and_the_next_is_read(self):
         with self.assertRaisesRegex(llvm_reader.ParseError, "did not read the module within 0 s"):
             llvm_reader.facts(self.IR, timeout=0)

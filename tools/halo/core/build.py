@@ -46,21 +46,23 @@ def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):
     return True
 
 
-def build_targets(toolchain, build_dir, targets):
+def build_targets(toolchain, build_dir, targets, env=None):
     """Builds the targets in one run of the build tool (every core busy, one start-up), going on
     past errors; returns {target: compiler output} for the targets that failed. Only when
     something failed is each target built again on its own, so that each failure is told with its
-    own compiler output and one section's error never hides another's."""
+    own compiler output and one section's error never hides another's. `env`: variables added to
+    this process's environment for the build."""
     if not targets:
         return {}
+    env = dict(os.environ, **env) if env else None
     together = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *targets, "--", "-k", "0",
-                               f"-j{jobs()}"], capture_output=True, text=True)
+                               f"-j{jobs()}"], capture_output=True, text=True, env=env)
     if together.returncode == 0:
         return {}
     failed = {}
     for target in targets:
         p = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", target, "--", f"-j{jobs()}"],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
         if p.returncode != 0:
             failed[target] = p.stdout + p.stderr
     return failed

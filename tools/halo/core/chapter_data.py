@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import itertools
 import math
 import re
@@ -265,29 +266,72 @@ def _formula_calls(f: Formula) -> set[str]:
 
 # ---------------------------------------------------------------- loading
 
-def load_chapter(root: Path) -> Chapter:
-    """The chapter under repository root `root`, checked; ChapterError if anything is wrong."""
+def load_chapter(root: Path, checked_in: Optional[Path] = None) -> Chapter:
+    """The chapter under repository root `root`, checked; ChapterError if anything is wrong.
+
+    `checked_in`: a build folder (grade's) that remembers the chapter it last checked, by a hash of
+    every file read here and of the code that checks them (CHECKED_FILE): the same chapter is read
+    again without its checks of formulas and questions (every varied question evaluated at each
+    choice: 32 of its 47 ms here). Any changed byte is a new hash, checked again; `./workbook
+    check` and every other command check every time."""
     chapter = Chapter(root)
     manifest = chapter.root / "chapters" / "manifest.toml"
     listed = _read_manifest(_load(manifest, chapter.root), _show(manifest, chapter.root))
     chapter.sections = [s for s in listed if not s.formulas_only]
-    raw_questions = []
+    raw_questions, read = [], [manifest]
     for s in listed:
         path = chapter.root / "chapters" / s.folder / "questions.toml"
         where = _show(path, chapter.root)
         chapter._sources[s.id] = where
         if path.is_file():
+            read.append(path)
             questions = _read_section(chapter, s.id, where, _load(path, root))
             if not s.formulas_only:
                 raw_questions.append((s, where, questions))
     for name in chapter.formulas:
         chapter._functions[name] = functools.partial(chapter.call, name)
-    for f in chapter.formulas.values():
-        _check_formula(chapter, f)
-    _check_cycles(chapter)
+    digest = _digest(chapter.root, read) if checked_in else None
+    known = digest is not None and _checked(checked_in) == digest
+    if not known:
+        for f in chapter.formulas.values():
+            _check_formula(chapter, f)
+        _check_cycles(chapter)
     for s, where, questions in raw_questions:
-        chapter._questions[s.id] = _read_questions(chapter, s.id, where, questions, s.answers_withheld)
+        chapter._questions[s.id] = _read_questions(chapter, s.id, where, questions, s.answers_withheld,
+                                                   check=not known)
+    if digest is not None and not known:
+        _remember(checked_in, digest)
     return chapter
+
+
+# load_chapter's record of the chapter it checked last, in a build folder: a hash, nothing else.
+CHECKED_FILE = "halo-chapter-checked"
+# The code whose checks the record stands for: a change to it is a change to what "checked" means.
+CHECK_CODE = (Path(__file__), Path(ex.__file__))
+
+
+def _digest(root: Path, files) -> str:
+    h = hashlib.sha256()
+    for path in [*CHECK_CODE, *files]:
+        data = path.read_bytes()
+        h.update(f"{_show(path, root)}\0{len(data)}\0".encode() + data)
+    return h.hexdigest()
+
+
+def _checked(folder: Path) -> Optional[str]:
+    try:
+        return (Path(folder) / CHECKED_FILE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _remember(folder: Path, digest: str) -> None:
+    """Writes the record whole or not at all; a folder that cannot be written only costs the checks."""
+    from .results import write_atomically  # only when there is something to write
+    try:
+        write_atomically(Path(folder) / CHECKED_FILE, digest + "\n")
+    except OSError:
+        pass
 
 
 def _show(path: Path, root: Path) -> str:
@@ -547,7 +591,8 @@ def _check_cycles(chapter: Chapter) -> None:
 
 
 def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: list,
-                    answers_withheld: bool = False) -> list[Question]:
+                    answers_withheld: bool = False, check: bool = True) -> list[Question]:
+    """The section's questions; `check`: also evaluate each answer (at every varied choice)."""
     questions, seen = [], set()
     for k, raw in enumerate(raw_list, 1):
         qid = raw.get("id") if isinstance(raw, dict) else None
@@ -588,9 +633,11 @@ def _read_questions(chapter: Chapter, section_id: str, where: str, raw_list: lis
         questions.append(Question(qid, raw["title"], raw["text"], params,
                                   raw.get("answer"), tolerance, section_id, chapter, measured_ratio=measured,
                                   vary=vary, vary_group=group, book_prints=book))
-        _check_question(chapter, questions[-1], fail)
-        _check_vary(questions[-1], fail)
-    _check_vary_groups(questions, where)
+        if check:
+            _check_question(chapter, questions[-1], fail)
+            _check_vary(questions[-1], fail)
+    if check:
+        _check_vary_groups(questions, where)
     return questions
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from halo.core import kernel_overlay, own_names, sandbox, validate  # noqa: E402  (needs the path above)
+from halo.core import kernel_overlay, llvm_reader, own_names, sandbox, validate  # noqa: E402  (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -156,6 +156,8 @@ def main(argv):
     wrapper_text = Path(source).read_text(errors="replace") if source and os.path.exists(source) else ""
     # Kernel files of this section that other wrappers compile are not this compile's business.
     mine = [os.path.abspath(k) for k in kernel_files if os.path.abspath(k) in wrapper_text]
+    if mine:  # LLVM's reader of the IR (validate_ir) starts while the IR is compiled
+        llvm_reader.prestart(compiler[0])
     # A book name the file declares itself (`constexpr int TILE_SIZE = 4;`) loses the grader's macro.
     compiler = compiler[:1] + own_names.flags_for_files(mine, own_names.header_in(_include_dirs(compiler))) + compiler[1:]
     scratch = tempfile.mkdtemp(prefix="halo-compile-")

@@ -185,6 +185,28 @@ def facts_in_this_process(ir_text: str, type_names=(), candidates=None) -> dict:
         L.LLVMContextDispose(ctx)
 
 
+_prestarting: list = []  # prestart()'s threads, joined before a module is asked for
+
+
+def prestart(clang=None) -> None:
+    """Starts, in the background, the child that facts() will ask for `clang`'s libLLVM: starting
+    Python and loading libLLVM (a quarter of a second) then overlaps the compile that makes the IR
+    rather than following it. The child reads nothing until facts() sends it a module."""
+    def start():
+        try:
+            _Child.give_back(_Child(libraries(clang)))
+        except (ReaderUnavailable, OSError):
+            pass  # facts() finds the same and says so
+    thread = threading.Thread(target=start, daemon=True)
+    thread.start()
+    _prestarting.append(thread)
+
+
+def _prestarted() -> None:
+    while _prestarting:
+        _prestarting.pop().join()
+
+
 def facts(ir_text: str, type_names=(), clang=None, timeout=300) -> dict:
     """facts_in_this_process, run in a child process: LLVM's parser ends the whole process on
     some malformed text (report_fatal_error), which must refuse one file, not stop the grader.
@@ -196,6 +218,7 @@ def facts(ir_text: str, type_names=(), clang=None, timeout=300) -> dict:
     asked again as a new one: it may have died idle (killed, out of memory), and a module that
     ends LLVM ends the new one too."""
     data = ir_text.encode("utf-8", "surrogateescape")
+    _prestarted()
     child = _Child.take(libraries(clang))
     status, payload = child.ask(data, list(type_names), timeout)
     if child.kept and child.stopped and not child.timed_out:
@@ -235,11 +258,13 @@ class _Child:
     def __init__(self, libs: tuple):
         self.libs = libs
         self.kept = False  # whether it has read a module before this one
+        self.asked = False  # whether it was ever sent a module (prestart's may never be)
         self.stopped = self.timed_out = False
         self._buffer = bytearray()  # what the child wrote and was not read yet
         self.errors = tempfile.TemporaryFile()  # what LLVM says as it stops, read only then
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
-        self.proc = subprocess.Popen([sys.executable, "-m", "halo.core.llvm_reader", "--serve",
+        # -S: the standard library is all it needs (site and .pth files cost a start-up here).
+        self.proc = subprocess.Popen([sys.executable, "-S", "-m", "halo.core.llvm_reader", "--serve",
                                       *(a for lib in libs for a in ("--lib", lib))],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=env)
         with _Child._lock:
@@ -249,6 +274,7 @@ class _Child:
         """(status, payload) of one module; a child that stops or runs past `timeout` is ended and
         answers (its status or 1, the last of what it said)."""
         deadline = time.monotonic() + timeout
+        self.asked = True
         try:
             header = json.dumps({"bytes": len(data), "types": type_names}) + "\n"
             self.proc.stdin.write(header.encode() + data)
@@ -317,9 +343,12 @@ class _Stopped(Exception):
 
 @atexit.register
 def _end_children():
+    _prestarted()  # none is started after this
     for child in list(_Child._all):
         if child.proc.poll() is None:
-            child.end()
+            # One never sent a module holds nothing: killed rather than waited for while it may
+            # still be loading libLLVM (a file that did not compile must not wait on it).
+            child.end(kill=not child.asked)
 
 
 def _message(L, msg):
@@ -536,6 +565,10 @@ def serve(candidates) -> int:
     [type name, ...]} and N bytes of IR in; a line "<status> <bytes>" and that many bytes of
     answer out (_answer). LLVM may end this process on a module: the parent sees the pipe close."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    try:  # loaded now, while a prestarted child waits for its first module (prestart)
+        load(tuple(candidates) if candidates is not None else libraries())
+    except ReaderUnavailable:
+        pass  # each module is answered with why (_answer)
     while True:
         header = stdin.readline()
         if not header:

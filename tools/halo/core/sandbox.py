@@ -62,9 +62,27 @@ def bwrap_argv(read_only=(), writable=(), cwd="/tmp"):
     return args + ["--chdir", str(cwd), "--"]
 
 
+# What a process that probed hands the steps it starts (the build's compile launcher: grade.py),
+# so that each compile need not run the same probes again a second later. Only findings that
+# bubblewrap works are handed on and believed: a claim that is false (set by hand) can make a
+# step's bubblewrap fail, never make it run weaker; anything else is probed again.
+PROBED_ENV = "HALO_SANDBOX_PROBED"
+WORKS, WORKS_AS_NOBODY = "bubblewrap", "bubblewrap as nobody"
+
+
+def handed_on():
+    """{PROBED_ENV: what this process's probes found} for the environment of the steps it starts;
+    {} when bubblewrap does not work here (each step then finds why for itself)."""
+    if probe()[0] != "bubblewrap":
+        return {}
+    return {PROBED_ENV: WORKS_AS_NOBODY if drops_to_nobody() else WORKS}
+
+
 @functools.lru_cache(maxsize=None)
 def probe():
     """("bubblewrap", "") when bubblewrap can run a command here, else ("rlimits-only", why)."""
+    if os.environ.get(PROBED_ENV) in (WORKS, WORKS_AS_NOBODY):
+        return "bubblewrap", ""
     bwrap = bwrap_path()
     if not bwrap:
         return "rlimits-only", "bwrap not found (apt-get install bubblewrap)"
@@ -90,6 +108,8 @@ def drops_to_nobody():
     namespace), so that nothing of it is root outside the sandbox either."""
     if os.geteuid() != 0 or probe()[0] != "bubblewrap":
         return False
+    if os.environ.get(PROBED_ENV) == WORKS_AS_NOBODY:
+        return True
     try:
         p = subprocess.run(bwrap_argv() + ["/bin/true"], capture_output=True, timeout=30, preexec_fn=_drop_privileges)
     except (OSError, subprocess.TimeoutExpired):

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from .tool_versions import Versions
+
 INCLUDE_DIRS = ["/usr/include", "/usr/local/include", "/opt/homebrew/include", "/opt/local/include"]
 
 
@@ -23,7 +25,10 @@ class Toolchain:
     missing: list = field(default_factory=list)   # [(what, debian package)]
 
 
-def _version(cmd, pattern=r"version (\d+)\.(\d+)"):
+VERSION = r"version (\d+)\.(\d+)"
+
+
+def _version(cmd, pattern=VERSION):
     """(major, minor) from `cmd --version`, found by `pattern`; None when it cannot be read."""
     try:
         out = subprocess.run([cmd, "--version"], capture_output=True, text=True, timeout=60).stdout
@@ -33,11 +38,11 @@ def _version(cmd, pattern=r"version (\d+)\.(\d+)"):
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def _find_clang():
+def _find_clang(versions):
     names = ["clang++"] + [f"clang++-{v}" for v in range(21, 13, -1)]
     for name in names:
         path = shutil.which(name)
-        if path and (_version(path) or (0, 0)) >= (14, 0):
+        if path and (versions.version(path, VERSION) or (0, 0)) >= (14, 0):
             return path
     return ""
 
@@ -65,14 +70,17 @@ def _toml_ok():
             return False
 
 
-def inspect():
+def inspect(cache_dir=None):
+    """What is here and what is missing; the versions of clang++ and CMake are kept in
+    `cache_dir` (a build folder) and asked again only of a changed file (tool_versions.py)."""
+    versions = Versions(_version, cache_dir)
     tc = Toolchain()
-    tc.cxx = _find_clang()
+    tc.cxx = _find_clang(versions)
     if not tc.cxx:
         tc.missing.append(("clang++ 14 or newer", "clang"))
     tc.cmake = shutil.which("cmake") or ""
     tc.ctest = shutil.which("ctest") or ""
-    if not tc.cmake or (_version(tc.cmake) or (0, 0)) < (3, 25) or not tc.ctest:
+    if not tc.cmake or (versions.version(tc.cmake, VERSION) or (0, 0)) < (3, 25) or not tc.ctest:
         tc.missing.append(("CMake 3.25 or newer", "cmake"))
     tc.ninja = shutil.which("ninja") or ""
     if not tc.ninja:
@@ -88,6 +96,7 @@ def inspect():
     if not _toml_ok():
         tc.missing.append(("a TOML reader for Python (Python >= 3.11 has one)", "python3-tomli"))
     tc.nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc") or ""
+    versions.save()
     return tc
 
 
@@ -114,9 +123,10 @@ def can_install():
     return None
 
 
-def ensure(quiet=False):
-    """A complete Toolchain, installing what is missing; exits with a message when it cannot."""
-    tc = inspect()
+def ensure(quiet=False, cache_dir=None):
+    """A complete Toolchain, installing what is missing; exits with a message when it cannot.
+    `cache_dir`: see inspect()."""
+    tc = inspect(cache_dir)
     if not tc.missing:
         return tc
     packages = sorted({pkg for _, pkg in tc.missing})

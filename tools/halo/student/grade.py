@@ -95,9 +95,14 @@ def _targets(section, gpu):
     return [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
 
 
+def build_folder(root, build_dir=None):
+    """Where grade builds: --build-dir, else build/grade."""
+    return Path(build_dir).resolve() if build_dir else Path(root) / "build" / "grade"
+
+
 def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, student=None, assignment=None):
     root = Path(root)
-    build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "grade"
+    build_dir = build_folder(root, build_dir)
     # A grade that stops, for any reason, from here on leaves no results rather than the last run's.
     results.discard(build_dir / "results.json", build_dir / "junit.xml")
     tight = limits.shortfall()  # one line now, rather than one failure per test
@@ -123,7 +128,7 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     # Decided on the copy that would be built (a submission's) before anything is built or run.
     untouched = _untouched(root, sections, exercises, stubs, gpu)
 
-    tc = toolchain.ensure()
+    tc = toolchain.ensure(cache_dir=build_dir)  # versions asked once per build folder
     if gpu and not tc.nvcc:
         print("halo: --gpu needs nvcc (the CUDA toolkit); grading on the CPU backend only", file=sys.stderr)
         gpu = False
@@ -142,7 +147,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     if built:
         what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
         with progress.Progress(f"building {what}"):
-            failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]])
+            # The sandbox probed once, here: each kernel file's compile is told what was found.
+            failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]],
+                                         env=sandbox.handed_on())
         for s in built:
             mine = [t for t in targets[s.id] if t in failed]
             if mine:
