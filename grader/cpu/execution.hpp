@@ -160,6 +160,10 @@ struct Worker {
   // known to be in bounds without a search of the symbols. Empty ranges until then.
   uint64_t shared_hit_lo = 0, shared_hit_hi = 0;
   uintptr_t constant_hit_lo = 0, constant_hit_hi = 0;
+  // The pixels of the image row the latest in-bounds access of a pitched image fell in: most
+  // accesses fall in the same row again, and are then known to be off the padding without a
+  // division by the pitch. An empty range until then.
+  uintptr_t row_lo = 0, row_hi = 0;
 
   // Diagnostics this worker raised, by kind, added to the record as it finishes; and the order
   // of the earliest of each kind it has offered the record. A kernel wrong in every access raises
@@ -172,11 +176,14 @@ struct Worker {
   // The running block's traffic, tallied here and added to the launch record when the block
   // ends: workers run neighbouring blocks, whose counters in the record share cache lines, and
   // counting there made every access of two workers fight over them (twice the time of a launch).
+  // Only what cannot be added up from the rest is counted per access: an array's loads are its
+  // two phases' (loads_phase), the global space's traffic is its arrays' (scheduler.cpp's
+  // flush_tally adds them up), so a global access adds to two counters, not six.
   struct ArrayTally {
-    Traffic loads, stores, loads_phase[2];
+    Traffic stores, loads_phase[2];
   };
   std::vector<ArrayTally> array_tally;   // per region of the launch
-  Traffic space_tally[2][kSpaceCount];  // [store][space]
+  Traffic space_tally[2][kSpaceCount];  // [store][space]; the global entries stay empty
 
   // The running block's tile barriers (halo::TileBarrier, emulated by tensor_copy.cpp), by address.
   struct TileBarrierState {
@@ -197,6 +204,9 @@ struct Worker {
   std::vector<char*> free_stacks;
   std::vector<char*> all_stacks;
   std::vector<FiberSlot> slots;
+  // Each thread's (x, y, z) in the block, worked out once per launch: three divisions at every
+  // resume of a fiber were a third of the scheduler's own time (perf annotate, 7.2's 2^20 launch).
+  std::vector<uint3> thread_indices;
   std::vector<uint64_t> warp_values;  // per thread: what it left at its warp's rendezvous (warp_exchange)
 };
 

@@ -155,7 +155,7 @@ void resume(Worker& w, size_t t) {
   FiberSlot& slot = w.slots[t];
   w.current = &slot;
   w.thread_linear = t;
-  w.thread_idx = unflatten(t, w.launch->block);
+  w.thread_idx = w.thread_indices[t];
   if (slot.state == FiberState::fresh) {
     slot.stack = take_stack(w);
     slot.context = fctx::make_fcontext(slot.stack + kPageBytes + kStackBytes, kStackBytes, fiber_entry);
@@ -190,13 +190,19 @@ void resume(Worker& w, size_t t) {
 void flush_tally(Worker& w) {
   LaunchRecord& R = *w.launch->record;
   const size_t b = w.block_linear;
+  Traffic& global_loads = w.space_tally[0][int(Space::global)];
+  Traffic& global_stores = w.space_tally[1][int(Space::global)];
   for (size_t k = 0; k < w.array_tally.size(); ++k) {
     Worker::ArrayTally& t = w.array_tally[k];
     ArrayTraffic& a = R.arrays[k];
-    a.block_loads[b] += t.loads;
+    Traffic loads = t.loads_phase[0];
+    loads += t.loads_phase[1];
+    a.block_loads[b] += loads;
     a.block_stores[b] += t.stores;
     a.block_loads_phase[0][b] += t.loads_phase[0];
     a.block_loads_phase[1][b] += t.loads_phase[1];
+    global_loads += loads;
+    global_stores += t.stores;
     t = {};
   }
   for (int space = 0; space < kSpaceCount; ++space) {
@@ -277,6 +283,8 @@ void run_worker(Launch* L, unsigned worker_index) {
   Worker w;
   w.launch = L;
   w.slots.resize(L->threads_per_block());
+  w.thread_indices.resize(L->threads_per_block());
+  for (size_t t = 0; t < w.thread_indices.size(); ++t) w.thread_indices[t] = unflatten(t, L->block);
   w.array_tally.resize(L->regions.size());
   const platform::AddressRange tls = platform::thread_tls_block();  // all __shared__ memory lives in it
   w.tls_lo = tls.lo;

@@ -27,8 +27,10 @@ alignas(128) thread_local unsigned char halo_dynamic_shared_memory[halo::cpu::kD
 namespace halo::cpu {
 namespace {
 
-void race(Worker& w, uintptr_t word_address, const void* pc, bool store, int other, const void* other_pc,
-          bool other_wrote) {
+// The diagnostics below are raised out of line (cold), so that check_shared_access, asked on every
+// shared access, keeps its values in registers.
+HALO_CALLBACK_CODE __attribute__((cold)) void race(Worker& w, uintptr_t word_address, const void* pc, bool store,
+                                                   int other, const void* other_pc, bool other_wrote) {
   raise_diagnostic_with(w, DiagnosticKind::shared_race, pc, [&](Diagnostic& d) {
     d.has_other = true;
     d.other_thread = unflatten(size_t(other), w.launch->block);
@@ -46,47 +48,61 @@ void race(Worker& w, uintptr_t word_address, const void* pc, bool store, int oth
   });
 }
 
+HALO_CALLBACK_CODE __attribute__((cold)) void copy_in_flight(Worker& w, uintptr_t word, bool store, const void* pc) {
+  raise_diagnostic_with(w, DiagnosticKind::tile_copy, pc, [&](Diagnostic&) {
+    return store ? "write to " + shared_element_name(word - w.tls_lo) +
+                       " in shared memory while a tensor copy into it is in flight: the copy would overwrite it"
+                 : "read of " + shared_element_name(word - w.tls_lo) +
+                       " in shared memory while the tensor copy into it is in flight: wait_tile() for its barrier first";
+  });
+}
+
+HALO_CALLBACK_CODE __attribute__((cold)) void uninitialised_read(Worker& w, uintptr_t word, const void* pc) {
+  raise_diagnostic_with(w, DiagnosticKind::uninitialised_shared_read, pc, [&](Diagnostic&) {
+    return "read of " + shared_element_name(word - w.tls_lo) +
+           " in shared memory, which no thread of this block has written yet";
+  });
+}
+
 }  // namespace
 
 HALO_CALLBACK_CODE void check_shared_access(Worker& w, uintptr_t address, unsigned size, bool store, const void* pc) {
   const int t = int(w.thread_linear);
-  const uintptr_t first = (address - w.tls_lo) / 4, last = (address + size - 1 - w.tls_lo) / 4;
-  for (uintptr_t k = first; k <= last && k < w.shadow.size(); ++k) {
-    Worker::SharedWord& s = w.shadow[k];
-    if (s.block_serial != w.block_serial) s = Worker::SharedWord{w.block_serial};
-    const uintptr_t word = w.tls_lo + k * 4;
+  // Read once: the diagnostics raised below change none of them, and the compiler cannot know.
+  const uintptr_t tls_lo = w.tls_lo;
+  const uint64_t serial = w.block_serial;
+  const uint32_t epoch = w.epoch;
+  Worker::SharedWord* const shadow = w.shadow.data();
+  const uintptr_t words = w.shadow.size();
+  const uintptr_t first = (address - tls_lo) / 4, last = (address + size - 1 - tls_lo) / 4;
+  for (uintptr_t k = first; k <= last && k < words; ++k) {
+    Worker::SharedWord& s = shadow[k];
+    if (s.block_serial != serial) s = Worker::SharedWord{serial};
+    const uintptr_t word = tls_lo + k * 4;
     if (store) {
-      if (s.writer == Worker::kCopyInFlightWriter)
-        raise_diagnostic_with(w, DiagnosticKind::tile_copy, pc, [&](Diagnostic&) {
-          return "write to " + shared_element_name(word - w.tls_lo) +
-                 " in shared memory while a tensor copy into it is in flight: the copy would overwrite it";
-        });
-      if (s.writer >= 0 && s.writer != t && s.write_epoch == w.epoch)
+      if (s.writer == Worker::kCopyInFlightWriter) [[unlikely]]
+        copy_in_flight(w, word, true, pc);
+      if (s.writer >= 0 && s.writer != t && s.write_epoch == epoch) [[unlikely]]
         race(w, word, pc, true, s.writer, s.write_pc, true);
-      else if (s.reader >= 0 && s.reader != t && s.read_epoch == w.epoch)
+      else if (s.reader >= 0 && s.reader != t && s.read_epoch == epoch) [[unlikely]]
         race(w, word, pc, true, s.reader, s.read_pc, false);
       s.writer = t;
-      s.write_epoch = w.epoch;
+      s.write_epoch = epoch;
       s.write_pc = pc;
     } else {
-      if (s.writer == Worker::kCopyInFlightWriter) {
-        raise_diagnostic_with(w, DiagnosticKind::tile_copy, pc, [&](Diagnostic&) {
-          return "read of " + shared_element_name(word - w.tls_lo) +
-                 " in shared memory while the tensor copy into it is in flight: wait_tile() for its barrier first";
-        });
+      if (s.writer >= 0) [[likely]] {
+        if (s.writer != t && s.write_epoch == epoch) [[unlikely]]
+          race(w, word, pc, false, s.writer, s.write_pc, true);
+      } else if (s.writer == Worker::kCopyInFlightWriter) {
+        copy_in_flight(w, word, false, pc);
       } else if (s.writer == Worker::kCopyEngineWriter) {
         // landed: the copy engine is no thread, and its wait ordered it before this read
-      } else if (s.writer < 0) {
-        raise_diagnostic_with(w, DiagnosticKind::uninitialised_shared_read, pc, [&](Diagnostic&) {
-          return "read of " + shared_element_name(word - w.tls_lo) +
-                 " in shared memory, which no thread of this block has written yet";
-        });
-      } else if (s.writer != t && s.write_epoch == w.epoch) {
-        race(w, word, pc, false, s.writer, s.write_pc, true);
+      } else {
+        uninitialised_read(w, word, pc);
       }
-      if (s.reader < 0 || s.read_epoch != w.epoch) {
+      if (s.reader < 0 || s.read_epoch != epoch) {
         s.reader = t;
-        s.read_epoch = w.epoch;
+        s.read_epoch = epoch;
         s.read_pc = pc;
       }
     }
@@ -200,7 +216,10 @@ HALO_CALLBACK_CODE bool check_shared_bounds(Worker& w, uintptr_t address, unsign
   const uint64_t dynamic = dynamic_shared_offset(w.tls_lo);
   if (offset >= dynamic && offset < dynamic + kDynamicSharedMaxBytes) {
     const uint64_t bytes = w.launch->dynamic_shared_bytes;
-    if (offset - dynamic + size <= bytes) return true;
+    if (offset - dynamic + size <= bytes) {
+      w.shared_hit_lo = dynamic, w.shared_hit_hi = dynamic + bytes;  // the same test, asked first next time
+      return true;
+    }
     raise_diagnostic_with(w, DiagnosticKind::out_of_bounds, pc, [&](Diagnostic&) {
       const std::string& name = layout().dynamic_name;
       return outside_message(name, int64_t(offset - dynamic) / 4, bytes / 4, store, false,

@@ -104,10 +104,8 @@ void count_loads(Worker& w, const TensorMap& m, int col, int row0) {
   });
   Worker::ArrayTally& tally = w.array_tally[size_t(k)];
   const int phase = w.current->barriers_passed ? 1 : 0;
-  for (Traffic* t : {&tally.loads, &tally.loads_phase[phase], &w.space_tally[false][int(Space::global)]}) {
-    t->accesses += rows;
-    t->bytes += elements * sizeof(float);
-  }
+  tally.loads_phase[phase].accesses += rows;  // the array's loads and the global space's are added up from it
+  tally.loads_phase[phase].bytes += elements * sizeof(float);
   if (L.per_thread)
     L.record->arrays[size_t(k)].thread_loads[w.block_linear * L.threads_per_block() + w.thread_linear] +=
         uint32_t(elements);

@@ -179,3 +179,19 @@ __global__ void read_next_block(float* out, int n) {
   if (threadIdx.x == blockDim.x - 1 && i + 1 < n) next = out[i + 1];
   if (i < n) out[i] = float(i) + (next != next ? 0.5f : 0.0f);
 }
+
+// Two loads of in[i] and a store of out[i] per thread, one load on each side of a barrier.
+__global__ void load_around_barrier(const float* in, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float before = in[i];
+  __syncthreads();
+  out[i] = before + in[i];
+}
+
+// Reads the pointer-sized word `offset` bytes from the start of the dynamic shared memory: with
+// checks off, nothing names it out of bounds, and the runtime's own state lies in the same block.
+extern __shared__ char runtime_dynamic[];
+__global__ void read_beside_dynamic(float* out, long long offset) {
+  char* volatile* word = reinterpret_cast<char* volatile*>(runtime_dynamic + offset);
+  out[threadIdx.x] = *word ? 1.0f : 0.0f;
+}

@@ -30,7 +30,14 @@ HALO_GLOBAL void add_first(const float* in, float* out, int n);
 HALO_GLOBAL void copy_as_float4(const float* in, float* out, int n4);
 HALO_GLOBAL void read_previous_block(float* out, int n);
 HALO_GLOBAL void read_next_block(float* out, int n);
+HALO_GLOBAL void load_around_barrier(const float* in, float* out);
+HALO_GLOBAL void read_beside_dynamic(float* out, long long offset);
 extern float weights[16];
+extern "C" thread_local unsigned char halo_dynamic_shared_memory[];
+namespace halo::cpu {
+struct Worker;
+extern constinit thread_local Worker* tls_worker;  // the runtime's own state (execution.hpp)
+}  // namespace halo::cpu
 
 using namespace halo::test;
 using halo::cpu::DiagnosticKind;
@@ -73,6 +80,32 @@ TEST_CASE("runtime / barriers order shared-memory writes before reads") {
   CHECK(r.array("in")->block_load_elements(3) == 64);
   CHECK(r.array("in")->block_load_elements_before_barrier(3) == 64);  // every load precedes the barrier
   CHECK(r.array("in")->block_load_elements_after_barrier(3) == 0);
+}
+
+// The runtime counts an array's loads by phase only, and the global space's traffic not at all:
+// both are added up from the rest when a block ends (scheduler.cpp's flush_tally).
+TEST_CASE("runtime / an array's loads are its loads before and after the barrier, and global traffic is its arrays'") {
+  const auto in = iota_floats(64 * 3);
+  auto dIn = DeviceArray<float>::input("in", in);
+  auto dOut = DeviceArray<float>::output("out", in.size());
+  REQUIRE(halo::launch(load_around_barrier, dim3(3), dim3(64), dIn.get(), dOut.get()) == cudaSuccess);
+  CHECK(dOut.download()[70] == 2.0f * 71.0f);
+  const auto& r = last_launch();
+  REQUIRE(r.diagnostic_total() == 0);
+  const auto& a = *r.array("in");
+  CHECK(a.loads.accesses == 2 * in.size());
+  CHECK(a.loads.bytes == 2 * in.size() * sizeof(float));
+  for (size_t b = 0; b < 3; ++b) {
+    CHECK(a.block_load_elements_before_barrier(b) == 64);
+    CHECK(a.block_load_elements_after_barrier(b) == 64);
+    CHECK(a.block_load_elements(b) == 128);
+    CHECK(r.block_space_loads[int(Space::global)][b].accesses == 128);
+    CHECK(r.block_space_stores[int(Space::global)][b].accesses == 64);
+  }
+  CHECK(r.space_loads[int(Space::global)].accesses == 2 * in.size());
+  CHECK(r.space_loads[int(Space::global)].bytes == 2 * in.size() * sizeof(float));
+  CHECK(r.space_stores[int(Space::global)].accesses == in.size());
+  CHECK(r.space_stores[int(Space::global)].bytes == in.size() * sizeof(float));
 }
 
 TEST_CASE("runtime / an out-of-bounds read is stopped and named with index and line") {
@@ -404,6 +437,22 @@ TEST_CASE("runtime / a crash in one thread is reported and the others run on") {
   CHECK(is_poison(out[3]));
   CHECK(out[4] == 2.0f);
   cudaGetLastError();
+}
+
+// Checks off, so that no bounds check of shared memory names the access first: the guard of the
+// runtime's own state is never turned off.
+TEST_CASE("runtime / a kernel that reads the runtime's own pointer to its worker is stopped, even with checks off") {
+  auto dOut = DeviceArray<float>::output("P", 32);
+  // Where tls_worker lies from the dynamic shared memory: the same in every thread's TLS block.
+  const long long offset = reinterpret_cast<const char*>(&halo::cpu::tls_worker) -
+                           reinterpret_cast<const char*>(halo_dynamic_shared_memory);
+  halo::cpu::set_checks(false);
+  halo::launch(read_beside_dynamic, dim3(1), dim3(32), dOut.get(), offset);
+  halo::cpu::set_checks(true);
+  REQUIRE(count_of(DiagnosticKind::outside_memory) == 32);
+  CHECK(last_launch().first[int(DiagnosticKind::outside_memory)].what ==
+        "read of the grader's own state in shared memory (outside every __shared__ variable of the kernel)");
+  CHECK(last_launch().array("P")->store_elements() == 0);
 }
 
 TEST_CASE("runtime / with checks off accesses are counted and nothing is judged") {
