@@ -1,8 +1,10 @@
 """`./workbook bench --cpu` and `--loop`: their pure logic (the simulator's size plan, the
 comparison, JSON to Markdown, the loop's one-line edit). Nothing here times anything."""
 import contextlib
+import os
 import io
 import unittest
+from unittest import mock
 
 from halo.bench import bench_cpu, bench_loop, terminal_run
 from halo import cli
@@ -149,6 +151,19 @@ class Loop(unittest.TestCase):
         self.assertRegex(text, r"\(c\) first .*\| 200\.0 s; exit 1 \| 30 s \| over \|")
         self.assertRegex(text, r"\(d\) an endless loop .*\| 6\.0 s \| 10 s \| within \|")
         self.assertIn("`0123456789ab`", text)
+
+    def test_the_steps_run_with_a_student_s_bytecode_cache_and_the_setting_comes_back(self):
+        seen = {}
+
+        def fake_run(root, output_dir, keep, busy, removed=()):
+            seen["env"], seen["removed"] = os.environ.get("PYTHONDONTWRITEBYTECODE"), removed
+            return 0
+
+        with mock.patch.dict(os.environ, {"PYTHONDONTWRITEBYTECODE": "1"}), \
+                mock.patch.object(bench_loop, "_run", fake_run):
+            bench_loop.run("/nowhere")
+            self.assertEqual(os.environ.get("PYTHONDONTWRITEBYTECODE"), "1")
+        self.assertEqual(seen, {"env": None, "removed": ["PYTHONDONTWRITEBYTECODE"]})
 
 
 class CommandLine(unittest.TestCase):
