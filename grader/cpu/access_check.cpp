@@ -41,6 +41,17 @@ std::string element_name(const Region& r, uintptr_t a) {
   return r.name + "[" + std::to_string(floor_div(off, int64_t(r.element_size))) + "]";
 }
 
+// The worker cannot go on: instrumented code ran where no CUDA thread runs, or the kernel file's
+// host code stored outside its stack (or made a misaligned vector access, alignment_check.cpp).
+// Said on stderr, which the judge shows with the worker's end.
+[[noreturn]] __attribute__((cold)) void stop_worker(const char* why, uintptr_t a, const void* pc) {
+  char line[320];
+  const int n = std::snprintf(line, sizeof line, "halo: %s (address 0x%lx, code at %p): the worker stops\n", why,
+                              static_cast<unsigned long>(a), pc);
+  if (n > 0) (void)!write(2, line, size_t(n) < sizeof line ? size_t(n) : sizeof line - 1);
+  _exit(70);
+}
+
 namespace {
 
 std::string out_of_bounds_message(const Region& r, uintptr_t a, bool store) {
@@ -100,16 +111,6 @@ void check_tagged_access(Worker* w, const void* p, unsigned size, bool store, co
            " per thread of its block; a thread of the chapter's reference kernels makes fewer than 800): a loop over the "
            "whole input, or one that never ends? The launch was stopped here";
   });
-}
-
-// The worker cannot go on: instrumented code ran where no CUDA thread runs, or the kernel file's
-// host code stored outside its stack. Said on stderr, which the judge shows with the worker's end.
-[[noreturn]] __attribute__((cold)) void stop_worker(const char* why, uintptr_t a, const void* pc) {
-  char line[320];
-  const int n = std::snprintf(line, sizeof line, "halo: %s (address 0x%lx, code at %p): the worker stops\n", why,
-                              static_cast<unsigned long>(a), pc);
-  if (n > 0) (void)!write(2, line, size_t(n) < sizeof line ? size_t(n) : sizeof line - 1);
-  _exit(70);
 }
 
 // The access's space is decided by address ranges, which are disjoint memory: an array with its

@@ -128,6 +128,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     HALO_NAME(cudaErrorIllegalAddress)
     HALO_NAME(cudaErrorLaunchTimeout)
     HALO_NAME(cudaErrorAssert)
+    HALO_NAME(cudaErrorMisalignedAddress)
     HALO_NAME(cudaErrorLaunchFailure)
     HALO_NAME(cudaErrorUnknown)
 #undef HALO_NAME
@@ -149,6 +150,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorUnknown: return "unknown error";
   }

@@ -250,6 +250,9 @@ void prepare_block_tags(Launch& L);
 // `N[-2]`, `P[1024]`, or for images `in[row 3][col 130]`: the element of `r` at address `a`
 // (access_check.cpp), as every report names one.
 std::string element_name(const Region& r, uintptr_t a);
+// Ends the worker process with `why` on stderr (access_check.cpp): instrumented code did what it
+// may not outside every CUDA thread, where no diagnostic of a launch can name it.
+[[noreturn]] void stop_worker(const char* why, uintptr_t address, const void* pc);
 void note_global_access(Worker& w, size_t region, uintptr_t address, unsigned size, bool store, const void* pc);
 struct OutputSnapshot {
   explicit OutputSnapshot(const Launch& L);

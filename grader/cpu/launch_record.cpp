@@ -36,6 +36,7 @@ const char* diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::work_limit: return "too many memory accesses in one thread";
     case DiagnosticKind::tile_copy: return "tensor copy misuse";
     case DiagnosticKind::block_race: return "race between blocks";
+    case DiagnosticKind::misaligned_address: return "misaligned address";
     case DiagnosticKind::count_: break;
   }
   return "?";

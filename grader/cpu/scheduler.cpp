@@ -556,6 +556,7 @@ cudaError_t run_grid(dim3 grid, dim3 block, KernelBody body, size_t dynamic_shar
   // through the report, as a GPU would let them pass silently.
   if (c[int(DiagnosticKind::out_of_bounds)] || c[int(DiagnosticKind::crash)] || c[int(DiagnosticKind::outside_memory)])
     record.error = cudaErrorIllegalAddress;
+  else if (c[int(DiagnosticKind::misaligned_address)]) record.error = cudaErrorMisalignedAddress;
   if (c[int(DiagnosticKind::assert_failed)]) record.error = cudaErrorAssert;
   if (c[int(DiagnosticKind::launch_timeout)] || c[int(DiagnosticKind::work_limit)]) record.error = cudaErrorLaunchTimeout;
   return record_error(record.error);

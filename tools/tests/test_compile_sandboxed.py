@@ -75,6 +75,19 @@ class CompileSandboxed(LauncherCase):
         want = quoted.replace("line 10", "line 1")
         self.assertIn(f"{kernel}:1: {want}", p.stdout)
 
+    def test_the_object_checks_the_alignment_of_float4_accesses_and_of_nothing_else(self):
+        float4 = ("__global__ void k(const float* N, float* P) {\n"
+                  "  const float4 v = *reinterpret_cast<const float4*>(N + 4 * threadIdx.x);\n"
+                  "  *reinterpret_cast<float4*>(P + 4 * threadIdx.x) = v;\n}\n")
+        aligned_4 = ("typedef float four __attribute__((ext_vector_type(4), aligned(4)));\n"
+                     + float4.replace("float4", "four"))
+        for text, checked in ((float4, True), (aligned_4, False), (KERNEL, False)):
+            p, _, out = self.compile(text)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            undefined = subprocess.run(["nm", "-u", str(out)], capture_output=True, text=True).stdout
+            for name in ("__halo_check_aligned16_load", "__halo_check_aligned16_store"):
+                self.assertEqual(name in undefined, checked, f"{name} in the object of:\n{text}")
+
     def test_the_compiler_sees_nothing_of_the_checkout(self):
         # The source layer refuses such includes already; a -I of the checkout's root would still
         # not make the README visible inside the sandbox, which is what this checks.

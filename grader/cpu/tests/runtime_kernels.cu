@@ -163,6 +163,26 @@ __global__ void copy_as_float4(const float* in, float* out, int n4) {
   if (i < n4) reinterpret_cast<float4*>(out)[i] = reinterpret_cast<const float4*>(in)[i];
 }
 
+// Thread t reads in[offset + 4t .. + 3] as one float4 and writes their sum: on a 16-byte boundary
+// when offset is a multiple of 4 (an array starts on one), misaligned otherwise.
+__global__ void float4_read_at(const float* in, float* out, int offset) {
+  const float4 v = *reinterpret_cast<const float4*>(in + offset + 4 * threadIdx.x);
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+
+// Thread t writes 1, 2, 3, 4 to out[offset + 4t .. + 3] as one float4.
+__global__ void float4_write_at(float* out, int offset) {
+  *reinterpret_cast<float4*>(out + offset + 4 * threadIdx.x) = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+}
+
+// The read of float4_read_at through a vector type aligned to 4 bytes: one 16-byte access that
+// the IR marks `align 4`, which no machine makes with an aligned instruction (a right kernel).
+typedef float four_floats_aligned_4 __attribute__((ext_vector_type(4), aligned(4)));
+__global__ void four_floats_read_at(const float* in, float* out, int offset) {
+  const four_floats_aligned_4 v = *reinterpret_cast<const four_floats_aligned_4*>(in + offset + 4 * threadIdx.x);
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+
 // Every thread stores its index; then thread 0 of each block reads the last output of the block
 // before it, which that block writes in this same launch: a race between blocks.
 __global__ void read_previous_block(float* out, int n) {

@@ -50,13 +50,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Every live process whose argv[0] is the fake worker, in or out of any sandbox.
+// Every live process whose argv[0] is the fake worker, in or out of any sandbox. A worker built for
+// another machine and run by qemu-user through binfmt_misc has the interpreter as argv[0]
+// (qemu-aarch64-static, or /usr/libexec/qemu-binfmt/aarch64-binfmt-P) and its own path as argv[1].
 int fake_workers_running() {
   int count = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::ifstream cmdline(entry.path() / "cmdline");
-    std::string argv0;
-    if (std::getline(cmdline, argv0, '\0') && fs::path(argv0).filename() == "fake_worker") ++count;
+    std::string argv0, argv1;
+    std::getline(cmdline, argv0, '\0');
+    std::getline(cmdline, argv1, '\0');
+    const std::string first = fs::path(argv0).filename().string();
+    const bool emulated = first.rfind("qemu-", 0) == 0 || first.find("binfmt") != std::string::npos;
+    if (fs::path(emulated ? argv1 : argv0).filename() == "fake_worker") ++count;
   }
   return count;
 }

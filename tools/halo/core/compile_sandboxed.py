@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from halo.core import kernel_overlay, llvm_reader, own_names, sandbox, validate  # noqa: E402  (needs the path above)
+from halo.core import alignment_checks, kernel_overlay, llvm_reader, own_names, sandbox, validate  # noqa: E402  (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -121,7 +121,8 @@ def _codegen_options(args):
 def _codegen_command(args, ir_path):
     """The object from validated IR: code generation only, at the compile's optimisation level,
     for the compile's target. Every IR pass (the instrumentation among them) ran once, before the
-    validator read the IR; running none again makes the object exactly what was validated."""
+    validator read the IR; running none again makes the object exactly what was validated, with
+    the alignment checks' calls (alignment_checks.py) added and nothing else."""
     obj = args[args.index("-o") + 1]
     levels = [a for a in args if a.startswith("-O")]
     return [args[0], *_codegen_options(args), *levels[-1:], "-Xclang", "-disable-llvm-passes", "-c", ir_path,
@@ -196,6 +197,15 @@ def main(argv):
             if found:
                 sys.stdout.write(output)
                 return _refuse(kernel, found)
+        # A misaligned float4 is named alike on x86-64 and aarch64 (alignment_checks.py): the
+        # checks go into the validated text, and call only the runtime.
+        try:
+            checked, _ = alignment_checks.add_checks(ir_text)
+        except alignment_checks.AlreadyNamed as e:
+            sys.stdout.write(output)
+            print(f"halo: {e}: not compiled", file=sys.stderr)
+            return 1
+        Path(ir).write_text(checked)
         status, more = sandbox.run(_codegen_command(compiler, ir), read_only=read_only | {scratch}, writable=writable,
                                    cwd=cwd)
         return _report(status, output + more)

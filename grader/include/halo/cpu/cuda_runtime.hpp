@@ -32,6 +32,7 @@ enum cudaError {
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchTimeout = 702,
   cudaErrorAssert = 710,
+  cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
   cudaErrorUnknown = 999,
 };

@@ -72,6 +72,8 @@ enum class DiagnosticKind : uint8_t {
                      // (halo/given/tile_copy.cuh): a wait that would hang, the wrong phase, ...
   block_race,        // a block reads a global element another block of the launch writes (or the
                      // reverse): right or wrong by which block ran first (block_race.cpp)
+  misaligned_address,  // a 16-byte vector access (a float4) at an address that is not a multiple
+                       // of 16: stopped before it happens, as a GPU stops it (alignment_check.cpp)
   count_
 };
 inline constexpr int kDiagnosticKinds = static_cast<int>(DiagnosticKind::count_);
