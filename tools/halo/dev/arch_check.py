@@ -62,6 +62,21 @@ def _ninja_targets(tc, build_dir):
     return {line.split(":", 1)[0] for line in out.splitlines() if ": phony" in line}
 
 
+def _same_accesses(root):
+    """The kernel flags make the same instrumented accesses on x86-64 and aarch64
+    (tools/tests/test_arch_accesses.py). The unit suite skips that test where the arm64 headers
+    are missing; here they are installed, and it must run and pass: 0, or 1 with why."""
+    env = dict(os.environ, HALO_REQUIRE_CROSS_HEADERS="1")
+    p = subprocess.run([sys.executable, "-m", "unittest", "tests.test_arch_accesses"], cwd=root / "tools", env=env,
+                       capture_output=True, text=True)
+    if p.returncode == 0 and "skipped" not in p.stderr:
+        print("halo check --arch: the kernels make the same instrumented accesses on x86-64 and aarch64 "
+              "(tests.test_arch_accesses)", flush=True)
+        return 0
+    print(f"halo check --arch: FAILED: tests.test_arch_accesses\n{p.stderr.strip()[-2000:]}", flush=True)
+    return 1
+
+
 def run(root, arch_name, sections=None, build_dir=None):
     root = Path(root)
     arch = cross_arch.ARCHES[arch_name]
@@ -129,6 +144,7 @@ def run(root, arch_name, sections=None, build_dir=None):
         print(f"halo check --arch {arch_name}: FAILED: some programs did not build (output above)")
         code = code or 1
     code = _compare_verdicts(arch_name, base, verdicts) or code
+    code = _same_accesses(root) or code
     if last:
         print(last.group(0))
     else:
