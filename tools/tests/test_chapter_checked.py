@@ -18,6 +18,7 @@ class CheckedOnce(unittest.TestCase):
         self.root = self.tmp / "repo"
         shutil.copytree(REPO_ROOT / "chapters", self.root / "chapters")
         self.build = self.tmp / "build" / "grade"
+        self.build.mkdir(parents=True)  # grade's build made it; a missing folder is never made (below)
         self.code = self.tmp / "code.py"
         self.code.write_text("# stands for chapter_data.py and expressions.py\n")
         patch = unittest.mock.patch.object(chapter_data, "CHECK_CODE", (*chapter_data.CHECK_CODE, self.code))
@@ -29,6 +30,12 @@ class CheckedOnce(unittest.TestCase):
         with unittest.mock.patch.object(chapter_data, "_check_vary", wraps=chapter_data._check_vary) as spy:
             chapter_data.load_chapter(self.root, checked_in)
         return spy.call_count
+
+    def test_a_build_folder_that_does_not_exist_is_not_made(self):
+        # A grade stopped before its build (limits too tight, test_limits) leaves no folder.
+        missing = self.tmp / "not-built"
+        self.assertGreater(self.checks_run(missing), 0)
+        self.assertFalse(missing.exists())
 
     def questions_file(self):
         return next(p for p in sorted((self.root / "chapters").glob("*/questions.toml")) if "vary" in p.read_text())

@@ -326,8 +326,12 @@ def _checked(folder: Path) -> Optional[str]:
 
 
 def _remember(folder: Path, digest: str) -> None:
-    """Writes the record whole or not at all; a folder that cannot be written only costs the checks."""
+    """Writes the record whole or not at all; a folder that cannot be written only costs the checks.
+    Only into a build folder that exists: a grade that stops before its build (limits too tight)
+    leaves no folder behind, and the first grade's build makes it for the next."""
     from .results import write_atomically  # only when there is something to write
+    if not Path(folder).is_dir():
+        return
     try:
         write_atomically(Path(folder) / CHECKED_FILE, digest + "\n")
     except OSError:
