@@ -65,7 +65,8 @@ def _take_submission(root, chapter, tree, build_dir):
 def _untouched(root, sections, exercises, stubs, gpu):
     """{section id: kernel bytes} of the sections still exactly the stub (core/untouched_stubs.py):
     against the stubs a submission was laid over, or for the student's own tree against what sync
-    recorded writing (a release's: what it handed out). On the GPU a stub fails differently (its TODO does nothing): all run there."""
+    recorded writing (in a release, what it handed out). On the GPU a stub fails differently (its
+    TODO does nothing): all run there."""
     if gpu:
         return {}
     reference = untouched_stubs.stubs_in_folder(stubs, sections) if stubs else \
