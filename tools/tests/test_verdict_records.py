@@ -15,6 +15,14 @@ TEST CASE:  7.2 basic-1d / loads / exactly its neighbours
     at block (0,0,0) thread (0,0,0), build/aarch64-linux-gnu/wrong/7.2-basic-1d/x/convolution_1d_basic.cu:23
 """
 
+# An endless loop as 7.2's "loop counter never advances" reports it: the line is where the time
+# limit interrupted the thread.
+STOPPED = """TEST CASE:  7.2 basic-1d / correct / width 7
+    launch did not finish: the launch did not finish within 0.5 s of CPU time (HALO_LAUNCH_TIMEOUT); this thread was still running: an endless loop?
+        still running when it was stopped: 256 threads of block (0,0,0); 0 blocks never started
+        at block (0,0,0) thread (0,0,0), build/check/wrong/7.2-basic-1d/x/convolution_1d_basic.cu:27
+"""
+
 
 class Records(unittest.TestCase):
     def setUp(self):
@@ -41,6 +49,25 @@ class Records(unittest.TestCase):
         self.assertIn("convolution_1d_basic.cu:24", different[0][1])
         self.write("arm", "t", 0, "")
         self.assertIn("exit: 1 here, 0 there", verdict_records.compare(self.dir / "x86", self.dir / "arm")[1][0][1])
+
+    def test_where_an_endless_loop_was_stopped_is_compared_by_its_file_only(self):
+        s = verdict_records.summary(1, RUN + STOPPED)
+        self.assertEqual(s["lines"], ["convolution_1d_basic.cu:23"])
+        self.assertEqual(s["stopped_in"], ["convolution_1d_basic.cu"])
+        self.write("x86", "t", 1, RUN + STOPPED)
+        self.write("arm", "t", 1, RUN + STOPPED.replace(".cu:27", ".cu:25"))
+        self.assertEqual(verdict_records.compare(self.dir / "x86", self.dir / "arm"), (["t"], [], []))
+        # ... but a loop stopped in another file, or not stopped at all, is a difference
+        self.write("arm", "t", 1, RUN + STOPPED.replace("convolution_1d_basic.cu:27", "helpers.cuh:3"))
+        self.assertIn("stopped_in", verdict_records.compare(self.dir / "x86", self.dir / "arm")[1][0][1])
+        self.write("arm", "t", 1, RUN)
+        self.assertIn("stopped_in", verdict_records.compare(self.dir / "x86", self.dir / "arm")[1][0][1])
+
+    def test_a_line_quoted_by_another_diagnostic_is_compared_exactly(self):
+        crash = STOPPED.replace("launch did not finish: ", "crash: ")
+        self.write("x86", "t", 1, crash)
+        self.write("arm", "t", 1, crash.replace(".cu:27", ".cu:25"))
+        self.assertIn("convolution_1d_basic.cu:25", verdict_records.compare(self.dir / "x86", self.dir / "arm")[1][0][1])
 
     def test_a_kernel_without_a_base_record_is_named(self):
         self.write("arm", "only-here", 1, RUN)

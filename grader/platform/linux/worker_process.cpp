@@ -60,11 +60,12 @@ enum Stage : int32_t {
   kStageNoNewPrivs,
   kStageChdir,
   kStageExec,
+  kStageSubreaper,  // kStarted: the worker runs, but the supervisor adopts no orphan
 };
 struct Record {
   int32_t kind;
-  int32_t stage;  // kStartFailed: which step failed
-  int32_t value;  // kStartFailed: errno; kExited: the worker's wait status
+  int32_t stage;  // kStartFailed: which step failed; kStarted: kStageSubreaper or kStageNone
+  int32_t value;  // kStartFailed and kStageSubreaper: errno; kExited: the worker's wait status
 };
 
 struct ChildPlan {
@@ -273,7 +274,9 @@ void sweep(pid_t worker, int& status, bool& reaped) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != p.judge) _exit(1);
   setsid();
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // qemu-user (7.2) refuses this with EINVAL: an orphan then goes to init, out of the sweep
+  // below, and only the sweep of the worker's own uid ends it. The judge is told (Record).
+  const int subreaper_error = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0 ? 0 : errno;
   // A worker running as our uid (unprivileged judge) must not ptrace its way into us.
   prctl(PR_SET_DUMPABLE, 0);
   // Every signal waits for sigwaitinfo(); none runs a handler inherited from the judge.
@@ -315,7 +318,8 @@ void sweep(pid_t worker, int& status, bool& reaped) {
   while ((got = read(exec_pipe[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
   }
   close(exec_pipe[0]);
-  write_record(p.status_fd, got == ssize_t(sizeof failure) ? failure : Record{kStarted, 0, 0});
+  const Record started = subreaper_error ? Record{kStarted, kStageSubreaper, subreaper_error} : Record{kStarted, 0, 0};
+  write_record(p.status_fd, got == ssize_t(sizeof failure) ? failure : started);
 
   // Wait for the worker's end, or for the judge's SIGTERM asking to stop it.
   int status = 0;
@@ -943,8 +947,9 @@ void WorkerProcess::spawn(const SpawnOptions& o) {
   worker_gid_ = c.identity.gid;
 
   Launched l;
+  Record started{};
   try {
-    launch(c, l);
+    started = launch(c, l);
   } catch (...) {
     supervisor_ = l.supervisor;
     socket_ = l.socket;
@@ -956,6 +961,14 @@ void WorkerProcess::spawn(const SpawnOptions& o) {
   socket_ = l.socket;
   output_ = l.output;
   status_ = l.status;
+  if (started.stage == kStageSubreaper && !bwrap) {
+    // Said, not hidden: without bubblewrap's pid namespace an orphan (a double fork) escapes
+    // the supervisor's sweep here; only a worker with a uid of its own is swept of it.
+    if (!note_.empty()) note_ += "; ";
+    note_ += "this system refused a child subreaper (PR_SET_CHILD_SUBREAPER: " + error_text(started.value) +
+             (dropped_ ? "): a process the worker leaves is ended by the sweep of its uid"
+                       : "): a process the worker leaves may outlive it (no uid of its own to sweep)");
+  }
 }
 
 bool WorkerProcess::take_exit_record(int timeout_ms) const {
