@@ -98,4 +98,68 @@ BlockEdges wrong_at_block_edges(const std::vector<float>& got, const Reference& 
   return e;
 }
 
+Reference from_tile(size_t width, const std::vector<float>& M, unsigned block,
+                    const std::function<double(long b, long c)>& cell, const std::function<bool(long t, long c)>& seen) {
+  Reference r{std::vector<double>(width), std::vector<double>(width)};
+  const long bd = long(block), cells = bd + long(M.size()) - 1;
+  std::vector<double> tile(size_t(std::max(cells, 0L)));
+  for (size_t first = 0; block > 0 && first < width; first += block) {
+    const long b = long(first / block);
+    for (long c = 0; c < cells; ++c) tile[size_t(c)] = cell(b, c);
+    for (size_t i = first; i < std::min(width, first + block); ++i) {
+      const long t = long(i - first);
+      double sum = 0, mag = 0;
+      for (size_t j = 0; j < M.size(); ++j) {
+        const long c = t + long(j);
+        const double term = (!seen || seen(t, c) ? tile[size_t(c)] : 0.0) * double(M[j]);
+        sum += term;
+        mag += std::fabs(term);
+      }
+      r.value[i] = sum;
+      r.magnitude[i] = mag;
+    }
+  }
+  return r;
+}
+
+std::string shared_index_hint(const std::vector<float>& got, const std::vector<float>& N, const std::vector<float>& M,
+                              const Reference& want, unsigned block) {
+  const long width = long(N.size()), n = long(M.size()) / 2, bd = long(block);
+  auto shifted = [&](long i, long s, double* magnitude) {
+    double sum = 0;
+    *magnitude = 0;
+    for (long j = 0; j < long(M.size()); ++j) {
+      const long k = i - n + s + j;
+      if (k < 0 || k >= width) continue;
+      sum += double(N[size_t(k)]) * double(M[size_t(j)]);
+      *magnitude += std::fabs(double(N[size_t(k)]) * double(M[size_t(j)]));
+    }
+    return sum;
+  };
+  for (long s = -n; s <= n && bd > 0; ++s) {
+    if (s == 0) continue;
+    size_t telling = 0, past_tile_wrong = 0;
+    bool fits = true;
+    for (long i = 0; i < width && fits; ++i) {
+      double magnitude = 0;
+      const double value = shifted(i, s, &magnitude);
+      const bool matches = !is_poison(got[size_t(i)]) && close_enough(got[size_t(i)], value, magnitude);
+      const long offset = i % bd + s;
+      if (offset >= 0 && offset < bd) {
+        fits = matches;
+        telling += !close_enough(float(value), want.value[size_t(i)], want.magnitude[size_t(i)]);
+      } else {
+        past_tile_wrong += !matches;
+      }
+    }
+    if (fits && telling >= 2 && past_tile_wrong > 0)
+      return "hint: every output whose mask stays inside its block's tile equals the sum with N_ds read " +
+             std::to_string(std::labs(s)) + (s > 0 ? " cell to the right" : " cell to the left") +
+             (std::labs(s) > 1 ? "s" : "") + ", and the outputs that then run past the tile are wrong: the index "
+             "into N_ds is off by " + std::to_string(s) + ". N_ds[0] holds N[blockIdx.x * blockDim.x - n], so "
+             "thread tx pairs M[j] with N_ds[tx + j]";
+  }
+  return "";
+}
+
 }  // namespace halo::test

@@ -78,26 +78,6 @@ Result run(const std::vector<float>& N, const std::vector<float>& M, unsigned bl
   return {dP.download(), v};
 }
 
-// What thread t of block b would compute if it found `cell(b, t, c)` in N_ds[c]: a way to
-// model a kernel that fills its tile wrongly.
-using TileCell = std::function<double(long b, long t, long c)>;
-
-Reference from_tile(size_t width, const std::vector<float>& M, unsigned block, const TileCell& cell) {
-  Reference r{std::vector<double>(width), std::vector<double>(width)};
-  for (size_t i = 0; i < width; ++i) {
-    const long b = long(i / block), t = long(i % block);
-    double sum = 0, mag = 0;
-    for (size_t j = 0; j < M.size(); ++j) {
-      const double term = cell(b, t, t + long(j)) * double(M[j]);
-      sum += term;
-      mag += std::fabs(term);
-    }
-    r.value[i] = sum;
-    r.magnitude[i] = mag;
-  }
-  return r;
-}
-
 // The mistakes of this section, as outputs they produce; added to the 1D ones of conv1d.hpp.
 std::vector<Misconception> tiled_misconceptions(const std::vector<float>& N, const std::vector<float>& M,
                                                 unsigned block) {
@@ -110,7 +90,7 @@ std::vector<Misconception> tiled_misconceptions(const std::vector<float>& N, con
     out.push_back({"the result with the left halo N_ds[0..n-1] holding the first n elements of the previous tile "
                    "instead of its last n: the left halo comes from N[blockIdx.x*blockDim.x - n] onwards, loaded "
                    "by the last n threads of the block",
-                   from_tile(N.size(), M, block, [element, tile_cell, n, bd](long b, long, long c) {
+                   from_tile(N.size(), M, block, [element, tile_cell, n, bd](long b, long c) {
                      return c < n ? element((b - 1) * bd + c) : tile_cell(b, c);
                    })});
   }
@@ -120,9 +100,7 @@ std::vector<Misconception> tiled_misconceptions(const std::vector<float>& N, con
     auto writer = [n, bd](long c) { return c < n ? bd - n + c : c < n + bd ? c - n : c - n - bd; };
     out.push_back({"what each thread computes when it reads N_ds before the threads after it have stored their "
                    "cells: __syncthreads() must separate filling the tile from computing with it",
-                   from_tile(N.size(), M, block, [tile_cell, writer](long b, long t, long c) {
-                     return writer(c) <= t ? tile_cell(b, c) : 0.0;
-                   })});
+                   from_tile(N.size(), M, block, tile_cell, [writer](long t, long c) { return writer(c) <= t; })});
   }
   return out;
 }
@@ -143,50 +121,6 @@ std::string halo_hint(const std::vector<float>& got, const Reference& want, size
            "by one";
   return "hint: only outputs within n = " + n + " of an end of their block are wrong: the left and right halo "
          "cells of N_ds are loaded wrongly";
-}
-
-// N_ds read s cells off (N_ds[n + tx + j] for N_ds[tx + j], say): every output whose window stays
-// inside its block's tile is the result with the start shifted by s, and the ones whose window
-// runs past the tile are not (a start shifted in global memory would shift those too, and has
-// its own hint). Named only when the in-tile outputs tell the shift from the right result.
-std::string shared_index_hint(const std::vector<float>& got, const std::vector<float>& N, const std::vector<float>& M,
-                              const Reference& want, unsigned block) {
-  const long width = long(N.size()), n = long(M.size()) / 2, bd = long(block);
-  auto shifted = [&](long i, long s, double* magnitude) {
-    double sum = 0;
-    *magnitude = 0;
-    for (long j = 0; j < long(M.size()); ++j) {
-      const long k = i - n + s + j;
-      if (k < 0 || k >= width) continue;
-      sum += double(N[size_t(k)]) * double(M[size_t(j)]);
-      *magnitude += std::fabs(double(N[size_t(k)]) * double(M[size_t(j)]));
-    }
-    return sum;
-  };
-  for (long s = -n; s <= n && bd > 0; ++s) {
-    if (s == 0) continue;
-    size_t telling = 0, past_tile_wrong = 0;
-    bool fits = true;
-    for (long i = 0; i < width && fits; ++i) {
-      double magnitude = 0;
-      const double value = shifted(i, s, &magnitude);
-      const bool matches = !is_poison(got[size_t(i)]) && close_enough(got[size_t(i)], value, magnitude);
-      const long offset = i % bd + s;
-      if (offset >= 0 && offset < bd) {
-        fits = matches;
-        telling += !close_enough(float(value), want.value[size_t(i)], want.magnitude[size_t(i)]);
-      } else {
-        past_tile_wrong += !matches;
-      }
-    }
-    if (fits && telling >= 2 && past_tile_wrong > 0)
-      return "hint: every output whose mask stays inside its block's tile equals the sum with N_ds read " +
-             std::to_string(std::labs(s)) + (s > 0 ? " cell to the right" : " cell to the left") +
-             (std::labs(s) > 1 ? "s" : "") + ", and the outputs that then run past the tile are wrong: the index "
-             "into N_ds is off by " + std::to_string(s) + ". N_ds[0] holds N[blockIdx.x * blockDim.x - n], so "
-             "thread tx pairs M[j] with N_ds[tx + j]";
-  }
-  return "";
 }
 
 Verdict verdict_for(const std::vector<float>& N, const std::vector<float>& M, unsigned block) {
