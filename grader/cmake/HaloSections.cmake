@@ -523,9 +523,12 @@ function(halo_add_project_checks)
   set_tests_properties("${name}" PROPERTIES LABELS "project;course;slurm" TIMEOUT 900)
   # The paths a student takes, in a clone: grade, plain `ctest -L 7.2` (which rebuilds first) and
   # the workflow preset fail a wrong kernel with its message; the README and lessons quote real runs.
+  # The clone is the first-run checks' (one at a time): each puts it back to the last commit first,
+  # and the whole chapter's grade build, which the workflow preset and check-untouched-stubs both
+  # make, is then made once rather than twice.
   set(name "project: grade, plain ctest and the workflow preset tell the truth; the docs quote real runs")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-student-path --work "${CMAKE_BINARY_DIR}/student-path-check")
-  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 1800)
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-student-path --work "${CMAKE_BINARY_DIR}/first-run-check")
+  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 1800 RESOURCE_LOCK first-run-clone)
   # A new student's first grades, in a clone: the untouched stubs' whole-chapter grade is a line a
   # section and the table (at most 60 lines), "Next:" on 7.2; a 7.2 file that does not compile is
   # said so, from the repository root. On the 2-core machine at load 2 to 3: 109 s from a fresh clone,

@@ -129,11 +129,23 @@ class AutograderZipClean(unittest.TestCase):
 
 @unittest.skipUnless((REPO_ROOT / ".git").exists(), "needs the git checkout of Halo")
 class AutograderZipFromHead(unittest.TestCase):
+    # One clone for the class, put back to HEAD before each test (reset, and every file git does
+    # not track removed): a clone a test costs seconds of copying and deleting files.
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="halo-head-zip-"))
+        cls.clone = clone_head(cls.tmp / "clone")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="halo-head-zip-"))
-        self.addCleanup(shutil.rmtree, self.tmp, True)
-        self.clone = clone_head(self.tmp / "clone")
+        _git(self.clone, "reset", "--quiet", "--hard", "HEAD")
+        _git(self.clone, "clean", "-fdxq")
+        self.assertEqual(_git(self.clone, "status", "--porcelain", "--ignored"), "", "the clone is HEAD's again")
         self.out = self.tmp / "out" / "autograder.zip"
+        shutil.rmtree(self.out.parent, ignore_errors=True)
 
     def names(self):
         with zipfile.ZipFile(self.out) as z:
@@ -177,7 +189,10 @@ class AutograderZipFromHead(unittest.TestCase):
         self.assertIn("run_autograder", names)
 
     def test_a_tree_that_is_not_a_git_checkout_is_refused(self):
-        shutil.rmtree(self.clone / ".git")
+        # The clone's .git is moved out of the tree (not deleted: the next test's clone needs it).
+        aside = self.tmp / "git-aside"
+        (self.clone / ".git").rename(aside)
+        self.addCleanup(aside.rename, self.clone / ".git")
         status, err = export(self.clone, self.out)
         self.assertEqual(status, 2)
         self.assertIn("not a git checkout", err)

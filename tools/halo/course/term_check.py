@@ -41,11 +41,14 @@ def _git(*args, cwd=None):
 
 
 def course_repo(root, repo):
-    """A clone of root's last commit at `repo`, updated in place so that its build/ stays warm."""
+    """A clone of root's last commit at `repo`, updated in place so that its build/ stays warm.
+    Checks that share a clone (one at a time) each start from a new student's: the last commit's
+    files, no student record (.halo/), only the build kept."""
     if (repo / ".git").is_dir():
         _git("fetch", "-q", str(root), "HEAD", cwd=repo)
         _git("reset", "-q", "--hard", "FETCH_HEAD", cwd=repo)
         _git("clean", "-fdq", cwd=repo)  # untracked files go; ignored ones (build/) stay
+        shutil.rmtree(repo / ".halo", ignore_errors=True)  # ignored too, but a student's, not a build's
     else:
         _git("clone", "-q", "--no-hardlinks", str(root), str(repo))
 

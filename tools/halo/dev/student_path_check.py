@@ -1,6 +1,7 @@
 """`./workbook internal check-student-path --work DIR`: the paths a student takes tell the truth.
 
-In a clone of the last commit (a student's checkout; its build/ kept between runs):
+In a clone of the last commit (a student's checkout; its build/ kept between runs, and shared with
+check-first-run and check-untouched-stubs, which CTest runs one at a time with this one):
 
 1. With 7.2's reference kernel and answers in exercises/: `./workbook grade 7.2` passes, and
    `ctest -L 7.2` in build/grade, right after, passes too.
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..core import toolchain
+from ..core.build import jobs
 from ..core.chapter_data import load_chapter
 from ..course.term_check import course_repo
 from . import quoted_output
@@ -29,7 +31,12 @@ SECTION = "7.2"
 
 
 def _run(cmd, cwd):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=_env())
+    # Plain ctest and the workflow preset's test step run their tests as many at a time as grade
+    # does (CTEST_PARALLEL_LEVEL, which ctest reads when no -j is given; a student may set it too):
+    # one at a time, the preset's 221 tests of a chapter of stubs took 137 s of this check at load
+    # 14. Which tests fail, and with which message, does not depend on it.
+    env = dict(_env(), CTEST_PARALLEL_LEVEL=jobs())
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -56,7 +63,11 @@ def run_check(root, work):
     for run, (sid, wrong_name) in quoted_output.RUNS.items():
         if wrong_name is not None:
             continue
-        shutil.copytree(repo / "solutions" / section.folder, folder, dirs_exist_ok=True)
+        # copyfile, not copytree's copy2: the copies must be newer than the build's objects, which
+        # an earlier check of this clone may have built from another kernel; the solution files'
+        # own times (the clone's checkout) are older, and the build would keep that program.
+        shutil.copytree(repo / "solutions" / section.folder, folder, dirs_exist_ok=True,
+                        copy_function=shutil.copyfile)
         code, outputs[run] = _run(grade, repo)
         print(outputs[run][-2500:])
         if code != 0:

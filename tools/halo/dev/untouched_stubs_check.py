@@ -1,7 +1,7 @@
 """`./workbook internal check-untouched-stubs --work DIR`: an untouched stub judged without a run
 (core/untouched_stubs.py) gets what a real run of it gets. Run for real, from a clone of the last
-commit in DIR/student (check-first-run's clone: CTest runs the two one at a time, and the clone's
-grade build stays warm for both), in its build/grade:
+commit in DIR/student (check-first-run's clone, check-student-path's too: CTest runs the three one
+at a time, and the clone's grade build stays warm for all), in its build/grade:
 
 1. The whole chapter with 7.2 written (the reference kernel) and every other section the untouched
    stub, `grade --exercises TREE`, with the shortcut and then with HALO_RUN_STUBS=1, the same

@@ -99,9 +99,14 @@ def find(tree, values):
     hits = []
     patterns = {form: re.compile(r"(?<![\d.,])" + re.escape(form) + r"(?![\d]|[.,]\d)") for form in values}
     for rel, data in sorted(tree.items()):
-        if b"\0" in data:
+        if b"\0" in data or rel == THIS_FILE:
             continue
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            hits += [(rel, number, form, values[form]) for form, p in patterns.items()
-                     if (rel, form) not in COINCIDENCES and rel != THIS_FILE and p.search(line)]
+        text = data.decode("utf-8", errors="replace")
+        # A form a file does not hold as plain text cannot match on any of its lines: the regular
+        # expressions run only for the few forms that are there (a release is thousands of files).
+        present = [(form, p) for form, p in patterns.items() if form in text and (rel, form) not in COINCIDENCES]
+        if not present:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            hits += [(rel, number, form, values[form]) for form, p in present if form in line and p.search(line)]
     return hits
