@@ -454,7 +454,9 @@ endfunction()
 # no more than the untouched stub and leave no trace, graded as a student's tree, by the instructor's
 # grade-class, and through the Gradescope autograder as root and as an unprivileged user (one test each, so that CTest can run
 # them side by side). Where bubblewrap cannot start, the grader falls back to limits and the
-# privilege drop: one attack of each technique also runs through the autograder that way.
+# privilege drop: one attack of each technique also runs through the autograder that way, as a
+# second pass of the root test (--without-bubblewrap), from the fake root and build its first
+# pass made (a test of its own built the judges and the runtime again: about a minute).
 set(HALO_REDTEAM_FALLBACK_ATTACKS
   exit-destructor-underscore-exit list-invented-names results-junit-rewrite tamper-results-module
   buildtime-detached-rewriter loads-5x-record-overwrite secret-env-in-failure-message variant-alice-answers-7.2
@@ -467,19 +469,16 @@ function(halo_add_redteam_checks)
   set(name "project: red team: every hostile submission graded by ./workbook grade-class scores no more than the stub")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade-class --working-tree)
   set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam;course" TIMEOUT 3600)
-  foreach(user IN ITEMS root nobody)
-    set(name "project: red team: every hostile submission through the Gradescope autograder, as ${user}")
-    add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users ${user})
-    set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77)
-  endforeach()
-  set(only "")
+  set(fallback "")
   foreach(attack IN LISTS HALO_REDTEAM_FALLBACK_ATTACKS)
-    list(APPEND only --only ${attack})
+    list(APPEND fallback --without-bubblewrap ${attack})
   endforeach()
-  set(name "project: red team: one attack of each technique through the autograder as root without bubblewrap")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users root ${only})
-  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77
-                       ENVIRONMENT "HALO_SANDBOX=rlimits-only")
+  set(name "project: red team: every hostile submission through the Gradescope autograder, as root, and one attack of each technique without bubblewrap")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users root ${fallback})
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77)
+  set(name "project: red team: every hostile submission through the Gradescope autograder, as nobody")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users nobody)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77)
 endfunction()
 
 # Checks of the project itself that are not about one section.

@@ -3,7 +3,7 @@ the grader rewards (issue 13, item 9).
 
     python3 -m halo.dev.redteam [--only NAME]... [--mode grade|grade-class|autograder|all] [--build-dir DIR]
                             [--keep] [--commit REV] [--working-tree] [--checkout DIR]
-                            [--skip-heavy] [--list] [--timeout S] [--settle S]
+                            [--skip-heavy] [--list] [--timeout S] [--settle S] [--without-bubblewrap NAME]...
     (from tools/; or run(root, names, mode) from the command line's `redteam`)
 
 Each attack (grader/redteam/attacks.toml) is the files it changes, at their exercises/ paths,
@@ -26,6 +26,9 @@ otherwise) holds the clone, the builds, the fake /autograder roots and logs/ (on
               /autograder root; the attack's files are the submission, submission_metadata.json
               names the submitter; run_autograder runs with AUTOGRADER_ROOT set, as root and as
               an unprivileged user (setpriv --reuid 65534) when the runner is root
+              (--users), and with --without-bubblewrap those attacks once more with
+              HALO_SANDBOX=rlimits-only. The passes share one fake root: the first builds the
+              judges and the runtime, each later one starts from that build, given to its user
 
 and compares the score (grade: passed tests plus right answers of the graded sections in
 results.json; grade-class: the student's total in gradebook.csv; autograder: Gradescope's score) with its baseline graded the same way: the
@@ -88,6 +91,7 @@ except ModuleNotFoundError:  # Python 3.9, 3.10
     import tomli as tomllib  # type: ignore
 
 from ..course import class_submissions
+from .background_removal import BackgroundRemoval
 
 ROOT = Path(__file__).resolve().parents[3]
 REDTEAM_DIR = Path("grader") / "redteam"
@@ -112,6 +116,9 @@ def _baseline_env(entry) -> dict:
     shortcut for the sections they leave untouched."""
     return {"HALO_RUN_STUBS": "1"} if entry is None else {}
 
+
+# What --without-bubblewrap's pass sets HALO_SANDBOX to (core/sandbox.py).
+FALLBACK_SANDBOX = "rlimits-only"
 
 # The exit status CTest reports as skipped (SKIP_RETURN_CODE).
 SKIPPED = 77
@@ -538,9 +545,10 @@ def _restore(target: Path, pristine: Path, before: dict, after: dict):
             shutil.copy2(src, dst)
 
 
-def _copy_tree(src: Path, dst: Path):
-    """cp -a (ownership, modes and times kept; what a warm build needs to stay warm)."""
-    _remove(dst)
+def _copy_tree(src: Path, dst: Path, discard=None):
+    """cp -a (ownership, modes and times kept; what a warm build needs to stay warm). `discard`:
+    what takes the old `dst` away (the runner's BackgroundRemoval), else removed here."""
+    (discard or _remove)(dst)
     subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
 
 
@@ -721,6 +729,8 @@ class Runner:
         except (OSError, IndexError):
             pass
         self.listener = None
+        # The trees a reset replaces, removed while the next grade runs (background_removal.py).
+        self.removal = BackgroundRemoval(work / "discarded")
         self.lines = []  # (ok, text)
         self.private_tmp = self._private_tmp_possible() if args.tmp in ("auto", "private") else False
         if args.tmp == "private" and not self.private_tmp:
@@ -732,6 +742,7 @@ class Runner:
         self.checkout = Path(args.checkout).resolve() if args.checkout else work / "checkout"
         self.student_flag = False
         self.grade_baselines = {}  # section -> Outcome
+        self.built_root = False  # whether an autograder pass of this run has made the fake root
         self.control_outcomes = {}  # (mode key, control name) -> Outcome
 
     # ------------------------------------------------------------ set-up
@@ -1127,8 +1138,21 @@ class Runner:
                     path.chmod(mode)
 
     def fake_root(self, user: str, zip_path: Path) -> Path:
-        ag = self.work / f"autograder-{user}"
-        for p in (ag, ag.with_name(ag.name + ".pristine")):
+        """The fake /autograder root of one pass. Every pass of a run uses the same path, so that
+        a later pass starts from the first pass's root as its stub baseline left it (the zip's
+        build of the judges and the runtime, warm: CMake's build folder cannot move), given to
+        its user; the first unpacks the zip."""
+        ag = self.work / "autograder"
+        pristine = ag.with_name(ag.name + ".pristine")
+        if self.built_root and pristine.exists():
+            _copy_tree(pristine, ag, self.removal.discard)
+            if self.is_root:
+                uid = NOBODY if user == "nobody" else 0
+                subprocess.run(["chown", "-R", f"{uid}:{uid}", str(ag)], check=True)
+            _copy_tree(ag, pristine, self.removal.discard)  # each grade of the pass starts from this
+            return ag
+        self.built_root = True
+        for p in (ag, pristine):
             _remove(p)
         ag.mkdir(parents=True)
         self._extract(zip_path, ag / "source")
@@ -1143,10 +1167,11 @@ class Runner:
     def _uid(self, user):
         return NOBODY if user == "nobody" else None
 
-    def autograder_mode(self, ag: Path, user: str, entry: Optional[Entry], section: str) -> Outcome:
+    def autograder_mode(self, ag: Path, user: str, entry: Optional[Entry], section: str, pass_env=None,
+                        slug=None) -> Outcome:
         pristine = ag.with_name(ag.name + ".pristine")
         if pristine.exists():
-            _copy_tree(pristine, ag)
+            _copy_tree(pristine, ag, self.removal.discard)
         sub = ag / "submission"
         _remove(sub)
         self._lay_attack(entry, sub)
@@ -1161,10 +1186,10 @@ class Runner:
         if user == "nobody":
             subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(sub), str(ag / "submission_metadata.json"),
                             str(ag / "results")], check=True)
-        log = self.work / "logs" / f"autograder-{user}-{entry.name if entry else 'stub'}.log"
+        log = self.work / "logs" / f"autograder-{slug or user}-{entry.name if entry else 'stub'}.log"
         log.parent.mkdir(exist_ok=True)
         uid = self._uid(user)
-        env = self._env({"AUTOGRADER_ROOT": str(ag), **_baseline_env(entry)}, uid)
+        env = self._env({"AUTOGRADER_ROOT": str(ag), **_baseline_env(entry), **(pass_env or {})}, uid)
 
         def leak_files():
             work = ag / "halo-work"
@@ -1220,7 +1245,9 @@ class Runner:
 
     # ------------------------------------------------------------ the whole run
 
-    def run(self, attacks, controls, modes, users) -> int:
+    def run(self, attacks, controls, modes, users, without_bwrap=()) -> int:
+        """`without_bwrap`: attacks graded once more through the autograder, as the first of
+        `users`, with HALO_SANDBOX=rlimits-only (the fallback where bubblewrap cannot start)."""
         self.listener = Listener()
         try:
             self.prepare_checkout()
@@ -1228,8 +1255,7 @@ class Runner:
                      f"work folder {self.work}, HALO_SEED={self.seed}, /tmp "
                      f"{'private per grade' if self.private_tmp else 'shared (compared before and after)'}"
                      + ("" if self.student_flag else "; grade has no --student: the submitter is not passed"))
-            needed = {a.baseline for a in attacks if a.baseline != STUB} | {a.shown_by for a in attacks if a.shown_by}
-            used_controls = [c for c in controls if c.name in needed]
+            used_controls = self._controls_of(attacks, controls)
             if "grade" in modes:
                 self._run_grade(attacks, used_controls)
             if "grade-class" in modes:
@@ -1238,20 +1264,30 @@ class Runner:
                 zip_path = self.export_zip()
                 for user in users:
                     self._run_autograder(attacks, used_controls, user, zip_path)
+                if without_bwrap:
+                    self._run_autograder(without_bwrap, self._controls_of(without_bwrap, controls), users[0],
+                                         zip_path, sandbox=FALLBACK_SANDBOX)
         finally:
             if self.listener:
                 self.listener.close()
+            self.removal.close()
         failed = sum(not ok for ok, _ in self.lines)
         passed = sum(ok for ok, _ in self.lines)
         self.say(f"{passed} passed, {failed} failed")
         return 1 if failed else 0
+
+    @staticmethod
+    def _controls_of(attacks, controls) -> list:
+        """The controls these attacks are judged against or shown by."""
+        needed = {a.baseline for a in attacks if a.baseline != STUB} | {a.shown_by for a in attacks if a.shown_by}
+        return [c for c in controls if c.name in needed]
 
     def _run_grade(self, attacks, controls):
         label = "grade"
         build = self.work / "build"
         build_pristine = self.work / "build.pristine"
         if build_pristine.exists():  # a kept work folder: start from the last clean build, not the last attack's
-            _copy_tree(build_pristine, build)
+            _copy_tree(build_pristine, build, self.removal.discard)
         for section in sorted({a.section for a in attacks} | {c.section for c in controls}):
             out = self.grade_mode(None, section)
             self.grade_baselines[section] = out
@@ -1260,13 +1296,13 @@ class Runner:
             _copy_tree(build, build_pristine)
         for c in controls:
             if build_pristine.exists():
-                _copy_tree(build_pristine, build)
+                _copy_tree(build_pristine, build, self.removal.discard)
             out = self.grade_mode(c, c.section)
             self.control_outcomes[(label, c.name)] = out
             self.control_report(c, label, out, self.grade_baselines.get(c.section))
         for a in attacks:
             if build_pristine.exists():
-                _copy_tree(build_pristine, build)
+                _copy_tree(build_pristine, build, self.removal.discard)
             out = self.grade_mode(a, a.section)
             if a.baseline == STUB:
                 base, base_name = self.grade_baselines.get(a.section), f"stub {a.section}"
@@ -1295,18 +1331,22 @@ class Runner:
                 base, base_name = self.control_outcomes.get((label, a.baseline)), a.baseline
             self.judge(a, label, out, base, base_name)
 
-    def _run_autograder(self, attacks, controls, user, zip_path):
-        label = f"autograder as {user}"
+    def _run_autograder(self, attacks, controls, user, zip_path, sandbox=None):
+        """One pass: the stub, the controls and the attacks through the autograder as `user`,
+        with HALO_SANDBOX=`sandbox` when given."""
+        label = f"autograder as {user}" + (" without bubblewrap" if sandbox else "")
         ag = self.fake_root(user, zip_path)
-        base = self.autograder_mode(ag, user, None, "")
+        pass_env = {"HALO_SANDBOX": sandbox} if sandbox else {}
+        slug = label.replace("autograder as ", "").replace(" ", "-")
+        base = self.autograder_mode(ag, user, None, "", pass_env, slug)
         self.baseline_report("stub", label, base)
-        _copy_tree(ag, ag.with_name(ag.name + ".pristine"))
+        _copy_tree(ag, ag.with_name(ag.name + ".pristine"), self.removal.discard)
         for c in controls:
-            out = self.autograder_mode(ag, user, c, c.section)
+            out = self.autograder_mode(ag, user, c, c.section, pass_env, slug)
             self.control_outcomes[(label, c.name)] = out
             self.control_report(c, label, out, base)
         for a in attacks:
-            out = self.autograder_mode(ag, user, a, a.section)
+            out = self.autograder_mode(ag, user, a, a.section, pass_env, slug)
             if a.baseline == STUB:
                 b, name = base, "the stubs"
             else:
@@ -1343,6 +1383,10 @@ def parser() -> argparse.ArgumentParser:
                         "them there)")
     p.add_argument("--users", default=None, help="autograder users, comma-separated: root, nobody "
                                                   "(default: both when run as root, else the current user)")
+    p.add_argument("--without-bubblewrap", action="append", default=[], metavar="NAME",
+                   help="with --mode autograder: grade these attacks (names, techniques or globs; may repeat) once "
+                        f"more as the first --users user with HALO_SANDBOX={FALLBACK_SANDBOX}, from the same fake "
+                        "root and build")
     p.add_argument("--timeout", type=float, default=900, help="seconds one grade may take (default 900)")
     p.add_argument("--settle", type=float, default=8, help="seconds to wait after a grade that left a process running, before judging (default 8)")
     p.add_argument("--tmp", choices=["auto", "private", "shared"], default="auto",
@@ -1373,11 +1417,16 @@ def _main(root: Path, args) -> int:
     try:
         attacks, controls = load_manifest(root)
         chosen = select(attacks, args.only)
+        fallback = select(attacks, args.without_bubblewrap) if args.without_bubblewrap else []
     except ManifestError as e:
         print(f"halo redteam: {e}", file=sys.stderr)
         return 2
     if args.skip_heavy:
         chosen = [a for a in chosen if not a.heavy]
+    without_bwrap = [a for a in fallback if a in chosen]  # --only and --skip-heavy narrow this pass too
+    if without_bwrap and args.mode not in ("autograder", "all"):
+        print("halo redteam: --without-bubblewrap is a pass of --mode autograder", file=sys.stderr)
+        return 2
     if args.list:
         for a in chosen:
             print(f"{a.name:36} {a.section:4} {a.technique:22} {'(heavy) ' if a.heavy else ''}{a.what}")
@@ -1414,7 +1463,7 @@ def _main(root: Path, args) -> int:
         return 2
     try:
         runner = Runner(root, work, args)
-        return runner.run(chosen, controls, modes, users)
+        return runner.run(chosen, controls, modes, users, without_bwrap)
     except (ManifestError, subprocess.CalledProcessError) as e:
         print(f"halo redteam: {e}", file=sys.stderr)
         return 2
