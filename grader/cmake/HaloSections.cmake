@@ -511,6 +511,14 @@ function(halo_add_project_checks)
              WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
     set_tests_properties("${name}" PROPERTIES LABELS "project;unit" TIMEOUT 1200)
   endforeach()
+  # Debug info in the kernel files and not in the grader's own code, which a student's first grade
+  # compiles all of (tools/halo/dev/grader_flags.py, from this build's compile commands). Under a second.
+  if(NOT HALO_DEBUG_GRADER)
+    set(name "project: a grade build compiles the grader without debug info and the kernel files with it")
+    add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.dev.grader_flags
+             "${CMAKE_BINARY_DIR}/compile_commands.json" WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
+    set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 60)
+  endif()
   # Minutes, not seconds: the zip's run_autograder grades three whole submissions. Its build
   # folder is kept under this build, so a later run only recompiles what changed.
   set(name "project: the Gradescope autograder grades solutions, stubs and a broken submission")
