@@ -180,7 +180,7 @@ endfunction()
 # judge, not once a section.
 set(HALO_JUDGE_OPTIONS -O0 -Wall ${HALO_GRADER_DEBUG})
 # A worker's entry table instantiates halo::launch for each kernel, whose per-thread trampoline runs
-# once a CUDA thread: optimised (at -O0, 7.4's tests took a third more CPU time). What each
+# once a CUDA thread: optimised (at -O0, 7.4's tests took 28 % more CPU time). What each
 # section's table includes (the runtime's CUDA dialect, the serving code and the wire) is parsed
 # once for all of them; none of it uses a name of chapter_defines.hpp, which the table includes
 # before it and which stays out of the precompiled header (the same text then).
