@@ -13,6 +13,8 @@ LOG = """# ninja log v5
 0\t240\t0\tgenerated/halo/chapter_defines.hpp\tabc
 10\t6010\t0\tgrader/CMakeFiles/halo_cpu_runtime.dir/Unity/unity_0_cxx.cxx.o\tdef
 20\t1020\t0\tgrader/CMakeFiles/halo_judge_headers.dir/cmake_pch.hxx.pch\t111
+1020\t1520\t0\tgrader/CMakeFiles/halo_worker_entry_headers.dir/cmake_pch.hxx.pch\t112
+1520\t2520\t0\tgrader/CMakeFiles/halo_testing_judge_cold.dir/Unity/unity_0_cxx.cxx.o\t113
 6020\t7520\t0\tgrader/CMakeFiles/judge_7_2.dir/sections/7.2-basic-1d/test_basic_1d.cpp.o\t123
 6030\t8030\t0\tgrader/CMakeFiles/test_7_2_kernels.dir/kernel_wrappers/test_7_2_kernels_convolution_1d_basic_cu.cpp.o\t456
 8040\t8640\t0\tgrader/CMakeFiles/halo_worker_entries_7_2.dir/remote/worker_entries.cpp.o\t789
@@ -32,15 +34,15 @@ class Breakdown(unittest.TestCase):
 
     def test_a_command_with_two_outputs_counts_once(self):
         steps = self.read()
-        self.assertEqual(len(steps), 10)
+        self.assertEqual(len(steps), 12)
         self.assertEqual(sum(1 for _, _, out in steps if "generated/" in out), 1)
 
     def test_each_step_lands_in_its_part(self):
         b = build_breakdown.breakdown(self.read())
         parts = {name: (round(seconds, 2), count) for name, seconds, count in b["parts"]}
         self.assertEqual(parts["the generated chapter headers"], (0.24, 1))
-        self.assertEqual(parts["the runtime and test-support libraries"], (6.0, 1))
-        self.assertEqual(parts["the judges' precompiled header"], (1.0, 1))
+        self.assertEqual(parts["the runtime and test-support libraries"], (7.0, 2))  # a library's cold half too
+        self.assertEqual(parts["the precompiled headers (the judges', the worker entry tables')"], (1.5, 2))
         self.assertEqual(parts["the judges (each section's tests)"], (1.5, 1))
         self.assertEqual(parts["the kernel files (validated, compiled in the sandbox)"], (2.0, 1))
         self.assertEqual(parts["the worker entry tables"], (0.6, 1))
@@ -56,7 +58,7 @@ class Breakdown(unittest.TestCase):
         self.assertIn("| the configure | 3.2 s |", text)
         self.assertIn("| the build | 58.0 s |", text)
         self.assertIn("The build: 8.8 s of wall time", text)
-        self.assertRegex(text, r"\| the runtime and test-support libraries \| 1 \| 6\.0 s \| \d+ % \|")
+        self.assertRegex(text, r"\| the runtime and test-support libraries \| 2 \| 7\.0 s \| \d+ % \|")
         self.assertNotIn("built once per commit", text)
 
     def test_the_page_tells_what_a_reused_grader_would_leave(self):

@@ -12,8 +12,10 @@ from pathlib import Path
 PARTS = [
     ("the generated chapter headers", re.compile(r"(^|/)generated/halo/")),
     ("the runtime and test-support libraries", re.compile(
-        r"CMakeFiles/halo_(platform|runtime_common|remote_wire|cpu_runtime|judge_runtime|worker_main|testing_judge)\.dir/")),
-    ("the judges' precompiled header", re.compile(r"CMakeFiles/halo_judge_headers\.dir/")),
+        r"CMakeFiles/halo_(platform|runtime_common|remote_wire|cpu_runtime|judge_runtime|worker_main|testing_judge)"
+        r"(_cold)?\.dir/")),  # _cold: a library's unoptimised half (grader/CMakeLists.txt)
+    ("the precompiled headers (the judges', the worker entry tables')",
+     re.compile(r"CMakeFiles/halo_(judge|worker_entry)_headers\.dir/")),
     ("the judges (each section's tests)", re.compile(r"CMakeFiles/judge_[0-9_]+\.dir/")),
     ("the worker entry tables", re.compile(r"CMakeFiles/halo_worker_entries_[0-9_]+\.dir/")),
     ("the kernel files (validated, compiled in the sandbox)", re.compile(r"CMakeFiles/test_[0-9_]+_kernels\.dir/")),
