@@ -25,7 +25,7 @@ BANDWIDTH_SVG = "gpu-bandwidth-fractions.svg"
 RESULT_GROUPS = [
     ("The CPU backend",
      "What grading on your own CPU costs and how fast it answers, measured on the project's machines.",
-     ("grade-loop-*", "grade-start-*", "diagnostics-cost*", "isolation-cost*", "trust-cost*", "cpu-*")),
+     ("grade-loop-*", "first-grade-*", "grade-start-*", "diagnostics-cost*", "isolation-cost*", "trust-cost*", "cpu-*")),
     ("On a GPU",
      "The same tests and kernels on NVIDIA GPUs: the sections' tests, load counts beside the CPU "
      "backend's, and benchmarks against a copy of the same bytes.",
