@@ -6,7 +6,7 @@ and message key, the runtime's own tests pass.
 
 Only tests that run a program built for the target are run: the answers and the Python tools'
 checks are the same on every architecture and belong to the plain `./workbook check`.
-`--sections 7.2 7.4` narrows it to those sections (what CI can afford)."""
+`--sections 7.2 7.4` narrows it to those sections (a quicker run while working on them)."""
 import os
 import re
 import shutil

@@ -9,10 +9,9 @@ exit status, the seed, the test cases that failed and every `file.cu:line` the o
 
 One kind of line is kept apart: where a launch that never finished found a thread still running
 ("launch did not finish", an endless loop). That is the instruction the time limit interrupted, so
-it is a fact of the machine code, not of the kernel: in 7.2's "loop counter never advances" the
-loop's compare, its index and its load sit on lines 25 to 27, and which of them the interrupted
-instruction belongs to differs between x86-64's and aarch64's code. For those only the file is
-compared."""
+it is a fact of the machine code and of the moment, not of the kernel: in 7.2's "loop counter
+never advances" the loop's compare, its index and its load sit on lines 25 to 27, and runs have
+quoted 25 and 27 (on x86-64 as well as under qemu). For those only the file is compared."""
 import json
 import os
 import re
