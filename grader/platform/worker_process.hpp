@@ -83,6 +83,7 @@ class WorkerProcess {
   std::string note_;
   std::string private_dir_;  // holds the copy of the worker executable
   bool dropped_ = false;     // the worker runs as a dedicated uid
+  bool orphans_escape_ = false;  // the supervisor is no child subreaper (qemu-user refuses it)
   uid_t worker_uid_ = 0;
   gid_t worker_gid_ = 0;
   int socket_ = -1;          // the judge's end, non-blocking
