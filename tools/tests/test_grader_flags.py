@@ -12,10 +12,14 @@ KERNEL = ("clang++ -O2 -g -DNDEBUG -O1 -g -gdwarf-4 -fsanitize-coverage=func,tra
 JUDGE = "clang++ -O2 -g -DNDEBUG -O0 -Wall -g0 -o grader/CMakeFiles/judge_7_2.dir/sections/t.cpp.o -c t.cpp"
 JUDGE_WITH_DEBUG = "clang++ -O2 -g -DNDEBUG -O0 -Wall -o grader/CMakeFiles/judge_7_2.dir/sections/t.cpp.o -c t.cpp"
 CHECK_ONLY = "clang++ -O2 -g -o grader/remote/tests/CMakeFiles/fake_worker.dir/__/frame.cpp.o -c frame.cpp"
+# The GPU backend, which a check build has where nvcc is installed and a grade builds only with --gpu.
+GPU_JUDGE = "/usr/local/cuda/bin/nvcc -O2 -g -o grader/CMakeFiles/halo_testing_cuda.dir/cuda_wrappers/c.cu.o -c c.cu"
+GPU_TOOL = "clang++ -O2 -g -o grader/CMakeFiles/halo_loadcount.dir/cuda/loadcount/tool.cpp.o -c tool.cpp"
 
 
 def entries(*commands):
-    return [{"directory": "/b", "command": c, "file": "x.cpp"} for c in commands]
+    return [{"directory": "/b", "command": c,
+             "file": "/src/grader/cuda/loadcount/tool.cpp" if "loadcount" in c else "/src/x.cpp"} for c in commands]
 
 
 class GraderFlags(unittest.TestCase):
@@ -26,6 +30,11 @@ class GraderFlags(unittest.TestCase):
 
     def test_a_grade_build_as_it_should_be_passes(self):
         self.assertEqual(grader_flags.problems(entries(KERNEL, JUDGE, CHECK_ONLY)), [])
+
+    def test_the_gpu_backend_is_not_looked_at(self):
+        self.assertEqual(grader_flags.problems(entries(KERNEL, JUDGE, GPU_JUDGE, GPU_TOOL)), [])
+        # ... while the same objects' flags, were they the CPU backend's, would be named
+        self.assertEqual(len(grader_flags.problems(entries(GPU_JUDGE.replace("/usr/local/cuda/bin/nvcc", "clang++")))), 1)
 
     def test_a_judge_with_debug_info_is_named(self):
         found = grader_flags.problems(entries(KERNEL, JUDGE_WITH_DEBUG))

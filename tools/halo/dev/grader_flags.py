@@ -5,7 +5,9 @@ A student's first grade compiles all of the grader's own code, and debug info wa
 time: its libraries, judges, precompiled headers and worker entry tables compile with -g0 (unless
 HALO_DEBUG_GRADER asks for it). The kernel files always keep theirs: diagnostics name the
 student's lines from it. The check build's own test programs (grader/*/tests, grader/bench) are
-no part of a grade build and are not looked at.
+no part of a grade build and are not looked at, nor is the GPU backend (what nvcc compiles, and the
+Compute Sanitizer tool of grader/cuda/): a grade builds it only with --gpu, on a machine with a GPU,
+where the first grade's time is not this one.
 
     python3 -m halo.dev.grader_flags BUILD/compile_commands.json
 """
@@ -40,13 +42,26 @@ def output_of(args):
     return args[args.index("-o") + 1] if "-o" in args[:-1] else ""
 
 
+def gpu_backend(entry, args):
+    """Whether this compile is the GPU backend's (nvcc's, or a source of grader/cuda/)."""
+    return Path(args[0]).name == "nvcc" or "/grader/cuda/" in entry.get("file", "")
+
+
+def graded_object(entry):
+    """The grade build's target this compile makes an object of (a match), else None."""
+    args = args_of(entry)
+    if not args or gpu_backend(entry, args):
+        return None
+    return GRADE_OBJECT.search(output_of(args))
+
+
 def problems(entries):
     """['<object>: <what is wrong>'] for the grade build's objects of these compile commands."""
     found = []
     for entry in entries:
         args = args_of(entry)
         out = output_of(args)
-        m = GRADE_OBJECT.search(out)
+        m = graded_object(entry)
         if not m:
             continue
         kernel = any(a.startswith(KERNEL_MARK) for a in args)
@@ -70,7 +85,7 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         print(f"halo: cannot read {path}: {e}", file=sys.stderr)
         return 2
-    looked = sum(1 for e in entries if GRADE_OBJECT.search(output_of(args_of(e))))
+    looked = sum(1 for e in entries if graded_object(e))
     if looked == 0:
         print(f"halo: {path} has no object of a grade build's targets (grader/CMakeFiles/...)", file=sys.stderr)
         return 1
