@@ -171,6 +171,13 @@ struct Worker {
   uint64_t diagnostic_counts[kDiagnosticKinds] = {};
   uint64_t diagnostics_raised = 0;
   uint64_t earliest_offered[kDiagnosticKinds];
+  // The HALO_TODO() this worker noted last (stub_todo.cpp): every thread of a stub reaches the
+  // same one, and after the first a thread costs a count, not a string and a lock.
+  struct TodoSite {
+    const char* what = nullptr;
+    const char* file = nullptr;
+    int line = 0;
+  } todo_noted;
   Worker() { std::fill(std::begin(earliest_offered), std::end(earliest_offered), ~uint64_t(0)); }
 
   // The running block's traffic, tallied here and added to the launch record when the block
