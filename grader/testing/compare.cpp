@@ -37,9 +37,14 @@ std::string ranges(const std::vector<size_t>& idx, const std::string& array, con
   return out;
 }
 
+// The kernel's output `got` equals the reference's value: written, and within the tolerance.
+bool fits(float got, double value, double magnitude) { return !is_poison(got) && close_enough(got, value, magnitude); }
+
+// A reference cut short by ReferenceMaker is one the outputs did not fit.
 bool matches(const std::vector<float>& got, const Reference& r) {
+  if (r.value.size() != got.size()) return false;
   for (size_t i = 0; i < got.size(); ++i)
-    if (is_poison(got[i]) || !close_enough(got[i], r.value[i], r.magnitude[i])) return false;
+    if (!fits(got[i], r.value[i], r.magnitude[i])) return false;
   return true;
 }
 
@@ -58,6 +63,29 @@ bool whole_numbers_only(const std::vector<float>& got, const Reference& want) {
 }
 
 }  // namespace
+
+ReferenceMaker::ReferenceMaker(size_t size, const std::vector<float>* fit)
+    : fit_(fit && fit->size() == size ? fit : nullptr) {
+  // Reserved, not filled: pages of a reference given up early are never touched.
+  r_.value.reserve(size);
+  r_.magnitude.reserve(size);
+}
+
+bool ReferenceMaker::add(double value, double magnitude) {
+  if (given_up_) return false;
+  if (fit_ && !fits((*fit_)[r_.value.size()], value, magnitude)) {
+    r_ = Reference{};
+    given_up_ = true;
+    return false;
+  }
+  r_.value.push_back(value);
+  r_.magnitude.push_back(magnitude);
+  return true;
+}
+
+bool any_unwritten(const std::vector<float>& got) {
+  return std::any_of(got.begin(), got.end(), [](float x) { return is_poison(x); });
+}
 
 Verdict compare_outputs(const std::string& array, const std::vector<float>& got, const Reference& want,
                         const std::vector<Misconception>& misconceptions, IndexName index_name) {

@@ -12,11 +12,13 @@ namespace {
 
 // Inputs with row < first_row or col < first_col count as ghost cells (0 and 0 in the reference).
 // With `replicate`, a neighbour outside the image takes the nearest edge pixel's value instead.
-// `origin` is how far above and left of the output the filter's corner sits (-1: m / 2).
+// `origin` is how far above and left of the output the filter's corner sits (-1: m / 2). Made
+// against `fit` (ReferenceMaker): empty as soon as those outputs differ from it.
 Reference correlate2d(const std::vector<float>& N, int width, int height, const std::vector<float>& M, int m,
-                      int first_row = 0, int first_col = 0, bool replicate = false, int origin = -1) {
+                      const std::vector<float>* fit, int first_row = 0, int first_col = 0, bool replicate = false,
+                      int origin = -1) {
   const int r = origin < 0 ? m / 2 : origin;
-  Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
+  ReferenceMaker out(N.size(), fit);
   for (int row = 0; row < height; ++row)
     for (int col = 0; col < width; ++col) {
       double sum = 0, mag = 0;
@@ -29,31 +31,30 @@ Reference correlate2d(const std::vector<float>& N, int width, int height, const 
           sum += term;
           mag += std::fabs(term);
         }
-      out.value[size_t(row) * width + col] = sum;
-      out.magnitude[size_t(row) * width + col] = mag;
+      if (!out.add(sum, mag)) return out.take();
     }
-  return out;
+  return out.take();
 }
 
 }  // namespace
 
 Reference conv2d_reference(const std::vector<float>& N, int width, int height, const std::vector<float>& M,
                            int mask_width) {
-  return correlate2d(N, width, height, M, mask_width);
+  return correlate2d(N, width, height, M, mask_width, nullptr);
 }
 
 std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
-                                                 const std::vector<float>& M, int m) {
+                                                 const std::vector<float>& M, int m, const std::vector<float>* fit) {
   std::vector<float> rotated(M.rbegin(), M.rend()), transposed(M.size());
   for (int fr = 0; fr < m; ++fr)
     for (int fc = 0; fc < m; ++fc) transposed[size_t(fc) * m + fr] = M[size_t(fr) * m + fc];
   std::vector<Misconception> out;
   if (rotated != M)
     out.push_back({"the convolution with the mask rotated by 180 degrees: the book's convolution does not flip M",
-                   correlate2d(N, width, height, rotated, m)});
+                   correlate2d(N, width, height, rotated, m, fit)});
   if (transposed != M)
     out.push_back({"the result with the mask transposed: rows and columns (y and x) are swapped somewhere",
-                   correlate2d(N, width, height, transposed, m)});
+                   correlate2d(N, width, height, transposed, m, fit)});
   // A mask assumed symmetric along one axis: mirrored top to bottom or left to right. Each only
   // where it differs from M and from the masks above, so that its outputs name it alone.
   std::vector<float> rows_mirrored(M.size()), cols_mirrored(M.size());
@@ -68,12 +69,12 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
       out.push_back({std::string("the convolution with the mask mirrored ") + how +
                          ": is the mask taken as symmetric? The book's convolution pairs N[row - r + i][col - r + j] "
                          "with M[i][j], unflipped",
-                     correlate2d(N, width, height, *mirrored, m)});
+                     correlate2d(N, width, height, *mirrored, m, fit)});
   out.push_back({"the result with input row 0 left out, as if it were a ghost cell: check the row test (>= 0, not > 0)",
-                 correlate2d(N, width, height, M, m, 1, 0)});
+                 correlate2d(N, width, height, M, m, fit, 1, 0)});
   out.push_back({"the result with input column 0 left out, as if it were a ghost cell: check the column test (>= 0, "
                  "not > 0)",
-                 correlate2d(N, width, height, M, m, 0, 1)});
+                 correlate2d(N, width, height, M, m, fit, 0, 1)});
   // A radius fixed by a #define smaller than the run-time one: a (2R+1) x (2R+1) filter read from
   // the start of M, its rows 2R+1 apart, around the output.
   for (int R = 1; R < m / 2; ++R) {
@@ -82,7 +83,7 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
                        " (a " + std::to_string(2 * R + 1) + " x " + std::to_string(2 * R + 1) +
                        " filter read from the first elements of the mask): is the radius fixed by a #define or a "
                        "constant in place of the radius the kernel is given?",
-                   correlate2d(N, width, height, part, 2 * R + 1)});
+                   correlate2d(N, width, height, part, 2 * R + 1, fit)});
   }
   // Filter loops fixed to L = 2R + 1 (i < 3, j < 3) in the three other ways than above: the mask's
   // rows read Mask_Width apart (M[i * Mask_Width + j]) or L apart, the filter's corner r or R
@@ -101,17 +102,18 @@ std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, in
                            (rows_apart_m ? "Mask_Width" : l) + " + j] for i, j < " + l + ", its corner " +
                            (corner_r ? "r = Mask_Width / 2" : std::to_string(R)) + " above and left of the output): "
                            "the loops must run to Mask_Width = " + std::to_string(m) + ", a run-time argument",
-                       correlate2d(N, width, height, part, L, 0, 0, false, corner_r ? m / 2 : R)});
+                       correlate2d(N, width, height, part, L, fit, 0, 0, false, corner_r ? m / 2 : R)});
       }
   }
   out.push_back({"the result with the edges replicated (a neighbour outside the image taken from the nearest edge "
                  "pixel): ghost cells count as 0, so skip them rather than clamping the row and column",
-                 correlate2d(N, width, height, M, m, 0, 0, true)});
+                 correlate2d(N, width, height, M, m, fit, 0, 0, true)});
   return out;
 }
 
 std::vector<Misconception> transposed_tile(const std::vector<float>& N, int width, int height,
-                                           const std::vector<float>& M, int m, int tile) {
+                                           const std::vector<float>& M, int m, int tile,
+                                           const std::vector<float>* fit) {
   const int n = m / 2;
   auto input = [&](int row, int col) {  // ghost cells are 0 in the tile
     return row < 0 || row >= height || col < 0 || col >= width ? 0.0 : double(N[size_t(row) * width + col]);
@@ -121,7 +123,7 @@ std::vector<Misconception> transposed_tile(const std::vector<float>& N, int widt
   // as tile[y][x]; with (row0 - n + tx + j, col0 - n + ty + i) when the tile was filled as
   // tile[x][y] and read as tile[ty + i][tx + j].
   auto reference = [&](bool mask_swapped) {
-    Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
+    ReferenceMaker out(N.size(), fit);
     for (int row = 0; row < height; ++row)
       for (int col = 0; col < width; ++col) {
         const int row0 = row - row % tile, col0 = col - col % tile, ty = row % tile, tx = col % tile;
@@ -133,10 +135,9 @@ std::vector<Misconception> transposed_tile(const std::vector<float>& N, int widt
             sum += term;
             magnitude += std::fabs(term);
           }
-        out.value[size_t(row) * width + col] = sum;
-        out.magnitude[size_t(row) * width + col] = magnitude;
+        if (!out.add(sum, magnitude)) return out.take();
       }
-    return out;
+    return out.take();
   };
   const std::string what = "the result with the shared tile transposed between filling and reading it (tile[x][y] "
                            "on one side, tile[y][x] on the other): index the tile [row][column] = [threadIdx.y]"

@@ -20,13 +20,16 @@ Reference conv2d_reference(const std::vector<float>& N, int width, int height, c
 // row 0 or column 0 skipped as if it were a ghost cell (the `inRow > 0` slip), a radius fixed
 // smaller than the run-time one, filter loops fixed to a smaller size (j < 3), and the edges
 // replicated instead of ghost zeros.
+// Made against the kernel's outputs `fit` (ReferenceMaker): one they differ from comes back empty.
 std::vector<Misconception> conv2d_misconceptions(const std::vector<float>& N, int width, int height,
-                                                 const std::vector<float>& M, int mask_width);
+                                                 const std::vector<float>& M, int mask_width,
+                                                 const std::vector<float>* fit = nullptr);
 
 // A tiled kernel whose tile of tile x tile outputs is filled as tile[y][x] and read as tile[x][y]
 // (or the reverse): inside each tile, P(ty, tx) sums the mask over the tile transposed.
 std::vector<Misconception> transposed_tile(const std::vector<float>& N, int width, int height,
-                                           const std::vector<float>& M, int m, int tile);
+                                           const std::vector<float>& M, int m, int tile,
+                                           const std::vector<float>* fit = nullptr);
 
 // When exactly the first row (or column) of every block's tile_w x tile_h outputs was written,
 // every thread of a block took the same row (column): an index built from threadIdx.z.

@@ -144,11 +144,12 @@ Result run(const std::vector<float>& N, int width, int height, const std::vector
 // ---------------------------------------------------------------- explaining wrong outputs
 
 // The convolution with the input tile's corner moved by `shift` rows and columns: output
-// (row, col) weighs N[row - n + shift + i][col - n + shift + j] with M[i][j], 0 outside.
+// (row, col) weighs N[row - n + shift + i][col - n + shift + j] with M[i][j], 0 outside. Made
+// against the kernel's outputs `fit` (ReferenceMaker in compare.hpp).
 Reference shifted_reference(const std::vector<float>& N, int width, int height, const std::vector<float>& M, int m,
-                            int shift) {
+                            int shift, const std::vector<float>* fit) {
   const int n = m / 2;
-  Reference out{std::vector<double>(N.size()), std::vector<double>(N.size())};
+  ReferenceMaker out(N.size(), fit);
   for (int row = 0; row < height; ++row)
     for (int col = 0; col < width; ++col) {
       double sum = 0, magnitude = 0;
@@ -160,25 +161,24 @@ Reference shifted_reference(const std::vector<float>& N, int width, int height, 
           sum += term;
           magnitude += std::fabs(term);
         }
-      out.value[size_t(row) * width + col] = sum;
-      out.magnitude[size_t(row) * width + col] = magnitude;
+      if (!out.add(sum, magnitude)) return out.take();
     }
-  return out;
+  return out.take();
 }
 
 // The shared 2D mistakes, and the two ways the book itself misplaces the input tile.
 std::vector<Misconception> misconceptions(const std::vector<float>& N, int width, int height,
-                                          const std::vector<float>& M, int m) {
-  auto out = conv2d_misconceptions(N, width, height, M, m);
-  for (auto& t : transposed_tile(N, width, height, M, m, kT)) out.push_back(std::move(t));
+                                          const std::vector<float>& M, int m, const std::vector<float>* fit) {
+  auto out = conv2d_misconceptions(N, width, height, M, m, fit);
+  for (auto& t : transposed_tile(N, width, height, M, m, kT, fit)) out.push_back(std::move(t));
   out.push_back({"the result with the input tile shifted by one row and one column: its corner is at row_o - n + 1, "
                  "col_o - n + 1 (the book's Figure 7.19 writes row_o - Mask_Width/2 + 1); the input tile starts n = "
                  "Mask_Width/2 above and left of the output tile: row_i = row_o - n",
-                 shifted_reference(N, width, height, M, m, 1)});
+                 shifted_reference(N, width, height, M, m, 1, fit)});
   out.push_back({"the result with the input tile shifted by one row and one column: its corner is at row_o - n - 1, "
                  "col_o - n - 1 (the book's text subtracts Mask_Width/2 + 1); the input tile starts n = Mask_Width/2 "
                  "above and left of the output tile: row_i = row_o - n",
-                 shifted_reference(N, width, height, M, m, -1)});
+                 shifted_reference(N, width, height, M, m, -1, fit)});
   // On an image of one row or column some alternatives are all zeros, which any kernel that
   // writes only zeros matches: such a hint would explain nothing.
   std::vector<Misconception> telling;
@@ -244,7 +244,8 @@ void check(int width, int height, int mask, Rng& rng) {
     v.merge(r.padding);
     const Reference ref = conv2d_reference(N, width, height, M, mask);
     if (!compare_outputs("P", r.P, ref).ok) {  // the alternatives cost time: only for a failure
-      v.merge(compare_outputs("P", r.P, ref, misconceptions(N, width, height, M, mask), image_index("P", width)));
+      v.merge(compare_outputs("P", r.P, ref, [&] { return misconceptions(N, width, height, M, mask, &r.P); },
+                              image_index("P", width)));
       v.merge(hints(r, ref, width, height));
     }
   }

@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "compare.hpp"
+#include "conv1d.hpp"
 
 namespace {
 using halo::test::compare_outputs;
 using halo::test::Misconception;
 using halo::test::Reference;
+using halo::test::ReferenceMaker;
 
 Reference exact(std::vector<double> values) {
   Reference r{values, values};
@@ -64,4 +66,52 @@ TEST_CASE("compare: outputs that two different mistakes both give name neither")
   // One mistake listed twice (two ways to reach the same outputs, one description) is still named.
   const auto w = compare_outputs("P", {-3.0f, 1.5f, 4.0f}, right, {mistakes[0], mistakes[0]});
   CHECK(names(w.message, "the mask rotated"));
+}
+
+TEST_CASE("compare: a reference made against the outputs stops at their first difference, and only then") {
+  const std::vector<float> got = {1.0f, 2.0f, 3.0f};
+  ReferenceMaker fitting(got.size(), &got);
+  CHECK(fitting.add(1, 1));
+  CHECK(fitting.add(2, 2));
+  CHECK(fitting.add(3, 3));
+  const Reference whole = fitting.take();
+  CHECK(whole.value == std::vector<double>{1, 2, 3});
+  CHECK(whole.magnitude == std::vector<double>{1, 2, 3});
+
+  ReferenceMaker differing(got.size(), &got);
+  CHECK(differing.add(1, 1));
+  CHECK_FALSE(differing.add(2.5, 2.5));
+  CHECK_FALSE(differing.add(3, 3));  // given up: nothing more is added
+  CHECK(differing.take().value.empty());
+
+  ReferenceMaker unchecked(got.size(), nullptr);  // no outputs to fit: the whole reference
+  CHECK(unchecked.add(7, 7));
+  CHECK(unchecked.add(8, 8));
+  CHECK(unchecked.add(9, 9));
+  CHECK(unchecked.take().value == std::vector<double>{7, 8, 9});
+}
+
+TEST_CASE("compare: misconceptions made against the outputs name what the whole references name") {
+  // Each 1D mistake's own outputs, fed back as a kernel's: made against them, the list keeps that
+  // mistake whole (the same values as made alone) and drops every mistake they differ from, so
+  // the hint is the same one; and outputs that fit no mistake leave every reference empty.
+  const std::vector<float> N = {0.5f, -1.25f, 2.0f, 3.5f, -0.75f, 1.0f, 4.25f, -2.5f, 0.25f, 1.75f, -3.0f, 2.5f};
+  const std::vector<float> M = {0.5f, 1.5f, -2.0f, 0.25f, 3.0f};
+  const Reference right = halo::test::conv1d_reference(N, M);
+  const auto all = halo::test::conv1d_misconceptions(N, M);
+  REQUIRE(all.size() > 5);
+  for (const Misconception& made : all) {
+    CAPTURE(made.description);
+    std::vector<float> got(made.reference.value.begin(), made.reference.value.end());
+    const auto fitted = halo::test::conv1d_misconceptions(N, M, &got);
+    REQUIRE(fitted.size() == all.size());
+    for (size_t k = 0; k < all.size(); ++k) {
+      const bool kept = !fitted[k].reference.value.empty();
+      CHECK(kept == (compare_outputs("P", got, all[k].reference).ok));
+      if (kept) CHECK(fitted[k].reference.value == all[k].reference.value);
+    }
+    CHECK(compare_outputs("P", got, right, fitted).message == compare_outputs("P", got, right, all).message);
+  }
+  std::vector<float> none(N.size(), 100.0f);
+  for (const Misconception& m : halo::test::conv1d_misconceptions(N, M, &none)) CHECK(m.reference.value.empty());
 }
