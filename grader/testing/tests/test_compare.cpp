@@ -95,8 +95,8 @@ TEST_CASE("compare: misconceptions made against the outputs name what the whole 
   // Each 1D mistake's own outputs, fed back as a kernel's: made against them, the list keeps that
   // mistake whole (the same values as made alone) and drops every mistake they differ from, so
   // the hint is the same one; and outputs that fit no mistake leave every reference empty.
-  const std::vector<float> N = {0.5f, -1.25f, 2.0f, 3.5f, -0.75f, 1.0f, 4.25f, -2.5f, 0.25f, 1.75f, -3.0f, 2.5f};
-  const std::vector<float> M = {0.5f, 1.5f, -2.0f, 0.25f, 3.0f};
+  const std::vector<float> N = {0.5f, -1.25f, 2.0f, 3.5f, -0.75f, 1.0f, 4.5f, -2.5f, 0.625f, 1.75f, -3.0f, 2.5f};
+  const std::vector<float> M = {0.5f, 1.5f, -2.0f, 0.375f, 3.0f};
   const Reference right = halo::test::conv1d_reference(N, M);
   const auto all = halo::test::conv1d_misconceptions(N, M);
   REQUIRE(all.size() > 5);
