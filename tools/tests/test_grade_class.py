@@ -74,10 +74,32 @@ class Submissions(unittest.TestCase):
         # harness's compile commands name them so)...
         self.assertEqual(locks[0], (self.dir / "build" / "class" / "ops" / "work" / ".unpack.lock").resolve())
         # ...and both runs, one relative --out and one absolute, use the one harness of HEAD's
-        # commit and this assignment: a new --out does not build its own.
+        # commit: a new --out does not build its own.
         self.assertEqual(len(seen), 2)
         self.assertEqual(seen[0], seen[1])
         self.assertEqual(seen[0].parent, REPO_ROOT.resolve() / "build" / "class-harness")
+
+    def test_assignments_of_one_commit_share_one_harness(self):
+        """A course's assignments are graded against one harness folder per commit: the second
+        assignment builds its own sections into it, not the judges' runtime again."""
+        from unittest import mock
+        from halo.course import grade_class
+        (self.dir / "class" / "alice").mkdir(parents=True)
+        course = self.dir / "course.toml"
+        course.write_text('secret = "test-secret"\n\n[assignments.one]\nsections = ["7.2"]\n\n[assignments.two]\nsections = ["7.4"]\n')
+        seen = []
+
+        def harness(root, tc, sections, work):
+            seen.append((work, [s.id for s in sections]))
+            raise class_harness.HarnessError("stopped by the test")
+        with mock.patch.object(grade_class, "build_harness", harness), \
+                mock.patch.object(grade_class.toolchain, "ensure"), \
+                mock.patch.object(grade_class.sandbox, "announce", return_value="limits"):
+            for name in ("one", "two"):
+                grade_class.run(REPO_ROOT, load_chapter(REPO_ROOT), self.dir / "class", out=self.dir / name,
+                                assignment_name=name, course=course)
+        self.assertEqual([ids for _, ids in seen], [["7.2"], ["7.4"]])
+        self.assertEqual(seen[0][0], seen[1][0])
 
     def test_gradescope_export_names_students_by_sid_else_email(self):
         (self.dir / "submission_101").mkdir()

@@ -45,15 +45,18 @@ class Harness:
     root: Path = None    # the source folder the harness was configured from (the judge names files below it)
 
 
-def harness_home(root, section_ids) -> Path:
-    """Where the harness for HEAD's commit and these sections lives: build/class-harness/<commit>-<ids>/,
-    whatever --out a run names, so a new --out reuses a harness built before (60 s saved) instead of
-    building its own. The stubs are HEAD's, hence the commit in the key; grader/ and the runtime
-    are the working tree's, which the build (incremental) follows."""
+def harness_home(root) -> Path:
+    """Where the harness for HEAD's commit lives: build/class-harness/<commit>/, whatever --out a
+    run names, so a new --out reuses a harness built before (60 s saved) instead of building its
+    own. One folder serves every assignment of the commit: the judges and the runtime are the same
+    for all, and each run builds only its own sections' judges and workers into it (incremental),
+    so a course of several assignments builds the runtime once, not once an assignment. The stubs
+    are HEAD's, hence the commit in the key; grader/ and the runtime are the working tree's, which
+    the build follows."""
     p = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
     if p.returncode != 0:
         raise HarnessError(f"{root} has no commit to build the harness from: {p.stderr.strip()}")
-    return Path(root).resolve() / "build" / "class-harness" / f"{p.stdout.strip()[:12]}-{'+'.join(section_ids)}"
+    return Path(root).resolve() / "build" / "class-harness" / p.stdout.strip()[:12]
 
 
 def write_committed_stubs(root, out):

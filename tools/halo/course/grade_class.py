@@ -238,7 +238,7 @@ def run(root, chapter, submissions, out=None, assignment_name=None, course=None,
     harness_start = time.monotonic()
     try:
         print("building the grading harness once (judges and runtime; later runs reuse it)...", flush=True)
-        home = harness_home(root, assignment.ids)
+        home = harness_home(root)
         with class_shards.locked(home / ".lock"):  # built once, however many shards or runs start at once
             harness = build_harness(root, tc, assignment.sections, home)
     except HarnessError as e:
