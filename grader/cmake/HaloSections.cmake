@@ -466,36 +466,41 @@ endfunction()
 
 # The red-team suite (grader/redteam/, tools/halo/dev/redteam.py): every hostile submission must score
 # no more than the untouched stub and leave no trace, graded as a student's tree, by the instructor's
-# grade-class, and through the Gradescope autograder as root and as an unprivileged user (one test each, so that CTest can run
-# them side by side). Where bubblewrap cannot start, the grader falls back to limits and the
-# privilege drop: one attack of each technique also runs through the autograder that way, as a
-# second pass of the root test (--without-bubblewrap), from the fake root and build its first
-# pass made (a test of its own built the judges and the runtime again: about a minute).
+# grade-class, and through the Gradescope autograder as root and as an unprivileged user. The
+# autograder's users are passes of one test: each pass grades every attack as its user, and every
+# pass after the first starts from the fake root and the build of the judges and the runtime that
+# the first made (given to its user), so the zip is exported and built once, not once a user. Where
+# bubblewrap cannot start, the grader falls back to limits and the privilege drop: one attack of
+# each technique also runs through the autograder that way, as a last pass as root
+# (--without-bubblewrap), from the same fake root and build.
 set(HALO_REDTEAM_FALLBACK_ATTACKS
   exit-destructor-underscore-exit list-invented-names results-junit-rewrite tamper-results-module
   buildtime-detached-rewriter loads-5x-record-overwrite secret-env-in-failure-message variant-alice-answers-7.2
   fork-bomb detached-gradescope-rewrite doctest-success-lines loads-5x-inline-asm)
 
+# COST: seconds, an order hint (see halo_add_project_checks below).
 function(halo_add_redteam_checks)
   set(name "project: red team: every hostile submission graded by ./workbook grade scores no more than the stub")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade --working-tree)
-  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 COST 135)
   set(name "project: red team: every hostile submission graded by ./workbook grade-class scores no more than the stub")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode grade-class --working-tree)
-  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam;course" TIMEOUT 3600)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam;course" TIMEOUT 3600 COST 194)
   set(fallback "")
   foreach(attack IN LISTS HALO_REDTEAM_FALLBACK_ATTACKS)
     list(APPEND fallback --without-bubblewrap ${attack})
   endforeach()
-  set(name "project: red team: every hostile submission through the Gradescope autograder, as root, and one attack of each technique without bubblewrap")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users root ${fallback})
-  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77)
-  set(name "project: red team: every hostile submission through the Gradescope autograder, as nobody")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users nobody)
-  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77)
+  set(name "project: red team: every hostile submission through the Gradescope autograder, as root and as nobody, and one attack of each technique without bubblewrap")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} redteam --mode autograder --working-tree --users root,nobody ${fallback})
+  set_tests_properties("${name}" PROPERTIES LABELS "project;trust;redteam" TIMEOUT 3600 SKIP_RETURN_CODE 77 COST 410)
 endfunction()
 
-# Checks of the project itself that are not about one section.
+# Checks of the project itself that are not about one section. The long ones carry a COST: their
+# seconds in the fresh-clone CI of 6516179 (docs/results/check-times.md). CTest starts tests in
+# descending cost (a fresh clone has no CTestCostData.txt of its own), so `-j2` starts the longest
+# first and fills the gaps with the section tests, rather than ending on one long test alone (in
+# that CI the Dev Container, declared late, ran its last 79 s with the other core idle). A hint for
+# the order only: no test's verdict depends on it.
 function(halo_add_project_checks)
   halo_add_redteam_checks()
   add_test(NAME "project: exercises/ is what the generator writes from solutions/"
@@ -505,11 +510,14 @@ function(halo_add_project_checks)
   # The tools' unit suite in groups (tools/tests/suite_groups.py), so that -j2 runs its slow
   # modules beside the rest; tests/test_suite_groups.py holds this list to the groups there.
   set(HALO_UNIT_TEST_GROUPS ir-corpus handouts rest)
+  set(HALO_UNIT_TEST_COST_ir-corpus 63)
+  set(HALO_UNIT_TEST_COST_handouts 69)
+  set(HALO_UNIT_TEST_COST_rest 177)
   foreach(group IN LISTS HALO_UNIT_TEST_GROUPS)
     set(name "project: Python tools unit tests (${group})")
     add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m tests.suite_groups ${group}
              WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
-    set_tests_properties("${name}" PROPERTIES LABELS "project;unit" TIMEOUT 1200)
+    set_tests_properties("${name}" PROPERTIES LABELS "project;unit" TIMEOUT 1200 COST ${HALO_UNIT_TEST_COST_${group}})
   endforeach()
   # Debug info in the kernel files and not in the grader's own code, which a student's first grade
   # compiles all of (tools/halo/dev/grader_flags.py, from this build's compile commands). Under a second.
@@ -524,7 +532,7 @@ function(halo_add_project_checks)
   set(name "project: the Gradescope autograder grades solutions, stubs and a broken submission")
   add_test(NAME "${name}" COMMAND "${Python3_EXECUTABLE}" -m halo.course.autograder_check
            --work "${CMAKE_BINARY_DIR}/autograder-check" WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
-  set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 1800)
+  set_tests_properties("${name}" PROPERTIES LABELS "project" TIMEOUT 1800 COST 85)
   # The term of docs/instructor.md, its commands read from the page and run in a clone of the last
   # commit: release, Classroom workflow, Gradescope zip, then grade-class on a generated class of 20
   # (reference, stubs, known-wrong kernels, a compile error, an endless loop, a crash, a hostile
@@ -533,7 +541,7 @@ function(halo_add_project_checks)
   # 5 min 19 s in all on the 2-core machine at load 9 with a cold harness; the clones add 35 s.
   set(name "project: the term of docs/instructor.md runs, and grade-class scores a generated class of 20 right")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-term --work "${CMAKE_BINARY_DIR}/term-check")
-  set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;course" TIMEOUT 1800 COST 91)
   # grade-class as Slurm jobs on a real one-node Slurm (munged, slurmctld, slurmd started as root
   # from a temporary folder; installed when missing): the class of 20 as a harness job, an array
   # of 4 shards and a collect job, every row checked; a shard run twice at once and one killed
@@ -541,7 +549,7 @@ function(halo_add_project_checks)
   # harness adds about 2 minutes); fails, saying why, if Slurm cannot start.
   set(name "project: grade-class as a Slurm job array grades the class of 20 right, reruns and a kill included")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-slurm --work "${CMAKE_BINARY_DIR}/slurm-check")
-  set_tests_properties("${name}" PROPERTIES LABELS "project;course;slurm" TIMEOUT 900)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;course;slurm" TIMEOUT 900 COST 132)
   # The paths a student takes, in a clone: grade, plain `ctest -L 7.2` (which rebuilds first) and
   # the workflow preset fail a wrong kernel with its message; the README and lessons quote real runs.
   # The clone is the first-run checks' (one at a time): each puts it back to the last commit first,
@@ -549,7 +557,7 @@ function(halo_add_project_checks)
   # make, is then made once rather than twice.
   set(name "project: grade, plain ctest and the workflow preset tell the truth; the docs quote real runs")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-student-path --work "${CMAKE_BINARY_DIR}/first-run-check")
-  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 1800 RESOURCE_LOCK first-run-clone)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;student" TIMEOUT 1800 RESOURCE_LOCK first-run-clone COST 106)
   # A new student's first grades, in a clone: the untouched stubs' whole-chapter grade is a line a
   # section and the table (at most 60 lines), "Next:" on 7.2; a 7.2 file that does not compile is
   # said so, from the repository root. On the 2-core machine at load 2 to 3: 109 s from a fresh clone,
@@ -571,7 +579,7 @@ function(halo_add_project_checks)
   # qemu is `./workbook check --container --arch arm64`, by hand: too slow for CI.
   set(name "project: the Dev Container's linux/amd64 image builds with podman and grades 7.2 right")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} check --container --build-dir "${CMAKE_BINARY_DIR}/container-check")
-  set_tests_properties("${name}" PROPERTIES LABELS "project;container" TIMEOUT 1200)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;container" TIMEOUT 1200 COST 166)
   # A student release of 7.2 and 7.4 made from the last commit: grade builds in it, fails the
   # stubs, passes the reference kernels with full points, and refuses the instructor editions.
   set(name "project: a release of 7.2 and 7.4 grades stubs and reference kernels right")
