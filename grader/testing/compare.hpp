@@ -58,17 +58,21 @@ Verdict compare_outputs(const std::string& array, const std::vector<float>& got,
 // Some element of `got` still holds the poison value.
 bool any_unwritten(const std::vector<float>& got);
 
-// The same, with the misconceptions made by `make()` only when the outputs are wrong: each is a
-// whole reference (two doubles per output), and a right kernel at 2^20 outputs must not pay
-// hundreds of MB for them (Gradescope's default container has 768 MB).
-template <class Make, class = std::enable_if_t<std::is_invocable_r_v<std::vector<Misconception>, Make>>>
+// What a misconception builder makes its references against (ReferenceMaker's `fit`).
+using Fit = const std::vector<float>*;
+
+// The same, with the misconceptions made by `make(&got)` only when the outputs are wrong: each is
+// a whole reference (two doubles per output), and a right kernel at 2^20 outputs must not pay
+// hundreds of MB for them (Gradescope's default container has 768 MB). `make` is handed the very
+// outputs compared here as its `fit`, so a caller cannot make them against other outputs.
+template <class Make, class = std::enable_if_t<std::is_invocable_r_v<std::vector<Misconception>, Make, Fit>>>
 Verdict compare_outputs(const std::string& array, const std::vector<float>& got, const Reference& want, Make make,
                         IndexName index_name = nullptr) {
   Verdict v = compare_outputs(array, got, want, std::vector<Misconception>{}, index_name);
   // A misconception fits only outputs written everywhere (matches()): with one element never
   // written, as in every launch of a stub, none can, and making them is wasted work.
   if (v.ok || any_unwritten(got)) return v;
-  return compare_outputs(array, got, want, make(), index_name);
+  return compare_outputs(array, got, want, make(&got), index_name);
 }
 
 }  // namespace halo::test

@@ -41,7 +41,7 @@ void check(const std::vector<float>& N, const std::vector<float>& M) {
   INFO(describe(N.size(), M.size(), kBlock));
   Result r = run(N, M);
   Verdict v = r.launch;
-  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&] { return conv1d_misconceptions(N, M, &r.P); }));
+  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&](Fit fit) { return conv1d_misconceptions(N, M, fit); }));
   HALO_REQUIRE_VERDICT(v);
 }
 
@@ -158,7 +158,7 @@ TEST_CASE("7.2 basic-1d / loads / N per block at the reduction-ratio launches of
     const auto N = rng.signal(size_t(m->Width)), M = rng.mask(size_t(m->Mask_Width));
     Result r = run(N, M, unsigned(m->blockDim));
     Verdict v = r.launch;
-    v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&] { return conv1d_misconceptions(N, M, &r.P); }));
+    v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&](Fit fit) { return conv1d_misconceptions(N, M, fit); }));
     HALO_REQUIRE_VERDICT(v);
     const auto* a = measured_launch().array("N");
     REQUIRE(a != nullptr);

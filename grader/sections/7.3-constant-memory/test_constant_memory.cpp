@@ -103,7 +103,7 @@ void check(const std::vector<float>& N, const std::vector<float>& mask) {
   INFO(describe(N.size(), mask.size(), kBlock));
   Result r = run(N, mask);
   Verdict v = r.launch;
-  if (r.P.size() == N.size()) v.merge(compare_outputs("P", r.P, conv1d_reference(N, mask), [&] { return misconceptions(N, mask, &r.P); }));
+  if (r.P.size() == N.size()) v.merge(compare_outputs("P", r.P, conv1d_reference(N, mask), [&](Fit fit) { return misconceptions(N, mask, fit); }));
   HALO_REQUIRE_VERDICT(v);
 }
 
@@ -218,7 +218,7 @@ TEST_CASE("7.3 constant-memory / loads / N from global memory and M from constan
   const auto N = rng.signal(width), mask = rng.mask(mask_width);
   Result r = run(N, mask, block);
   HALO_REQUIRE_VERDICT(r.launch);
-  const Verdict output = compare_outputs("P", r.P, conv1d_reference(N, mask), [&] { return misconceptions(N, mask, &r.P); });
+  const Verdict output = compare_outputs("P", r.P, conv1d_reference(N, mask), [&](Fit fit) { return misconceptions(N, mask, fit); });
 
   const auto& rec = measured_launch();
   const auto* aN = rec.array("N");

@@ -128,7 +128,7 @@ Verdict verdict_for(const std::vector<float>& N, const std::vector<float>& M, un
   Result r = run(N, M, block);
   Verdict v = r.launch;
   const Reference want = conv1d_reference(N, M);
-  const Verdict cmp = compare_outputs("P", r.P, want, [&] { return tiled_misconceptions(N, M, block, &r.P); });
+  const Verdict cmp = compare_outputs("P", r.P, want, [&](Fit fit) { return tiled_misconceptions(N, M, block, fit); });
   v.merge(cmp);
   const std::string hint = cmp.ok || cmp.message.find("hint: ") != std::string::npos
                                ? ""
@@ -219,7 +219,7 @@ void check_loads_per_block(size_t width, size_t mask, unsigned block, uint64_t s
   const auto N = rng.signal(width), M = rng.mask(mask);
   Result r = run(N, M, block);
   Verdict v = r.launch;
-  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&] { return tiled_misconceptions(N, M, block, &r.P); }));
+  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&](Fit fit) { return tiled_misconceptions(N, M, block, fit); }));
   HALO_REQUIRE_VERDICT(v);
   const auto& rec = measured_launch();
   const auto* a = rec.array("N");
@@ -265,7 +265,7 @@ TEST_CASE("7.4 tiled-1d / loads / N per block and in total at Width 2^20") {
   // "At most" the formula means something only for a kernel that computed P: a kernel that
   // loads nothing would pass it.
   Verdict v = r.launch;
-  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&] { return tiled_misconceptions(N, M, block, &r.P); }));
+  v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&](Fit fit) { return tiled_misconceptions(N, M, block, fit); }));
   HALO_REQUIRE_VERDICT(v);
   const auto& rec = measured_launch();
   const auto* a = rec.array("N");
@@ -299,7 +299,7 @@ TEST_CASE("7.4 tiled-1d / loads / N per block at the reduction-ratio launches") 
     const unsigned block = unsigned(m->blockDim);
     Result r = run(N, M, block);
     Verdict v = r.launch;
-    v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&] { return tiled_misconceptions(N, M, block, &r.P); }));
+    v.merge(compare_outputs("P", r.P, conv1d_reference(N, M), [&](Fit fit) { return tiled_misconceptions(N, M, block, fit); }));
     HALO_REQUIRE_VERDICT(v);
     const auto* a = measured_launch().array("N");
     REQUIRE(a != nullptr);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <limits>
 
 #include "halo/chapter_data.hpp"
 #include "halo_test.hpp"
@@ -116,7 +115,7 @@ Verdict check_output(const std::vector<float>& N, const std::vector<float>& M, u
   Verdict v = r.launch;
   if (r.P.size() != N.size()) return v;  // the launch never happened
   const Reference want = conv1d_reference(N, M);
-  const Verdict cmp = compare_outputs("P", r.P, want, [&] { return cached_misconceptions(N, M, block, &r.P); });
+  const Verdict cmp = compare_outputs("P", r.P, want, [&](Fit fit) { return cached_misconceptions(N, M, block, fit); });
   v.merge(cmp);
   if (!cmp.ok) {
     const std::string hint = tile_edge_hint(r.P, want, M.size(), block);

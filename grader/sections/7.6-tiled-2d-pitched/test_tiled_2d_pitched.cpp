@@ -244,7 +244,7 @@ void check(int width, int height, int mask, Rng& rng) {
     v.merge(r.padding);
     const Reference ref = conv2d_reference(N, width, height, M, mask);
     if (!compare_outputs("P", r.P, ref).ok) {  // the alternatives cost time: only for a failure
-      v.merge(compare_outputs("P", r.P, ref, [&] { return misconceptions(N, width, height, M, mask, &r.P); },
+      v.merge(compare_outputs("P", r.P, ref, [&](Fit fit) { return misconceptions(N, width, height, M, mask, fit); },
                               image_index("P", width)));
       v.merge(hints(r, ref, width, height));
     }

@@ -172,10 +172,10 @@ Verdict judge_output(Kernel k, const std::vector<float>& got, const std::vector<
   const int m = filter_dim(r);
   const Reference want = conv2d_reference(N, width, height, F, m);
   if (compare_outputs("P", got, want).ok) return {};  // the alternatives cost time: only for a failure
-  Verdict v = compare_outputs("P", got, want, [&] {
-    auto misconceptions = conv2d_misconceptions(N, width, height, F, m, &got);
+  Verdict v = compare_outputs("P", got, want, [&](Fit fit) {
+    auto misconceptions = conv2d_misconceptions(N, width, height, F, m, fit);
     if (k == Kernel::tiled)
-      for (auto& t : transposed_tile(N, width, height, F, m, out_tile_dim(r), &got)) misconceptions.push_back(std::move(t));
+      for (auto& t : transposed_tile(N, width, height, F, m, out_tile_dim(r), fit)) misconceptions.push_back(std::move(t));
     return misconceptions;
   }, image_index("P", width));
   if (k == Kernel::cached) {

@@ -149,7 +149,7 @@ Verdict judge_output(const Result& res, const std::vector<float>& N, int width, 
                      const std::vector<float>& F, int r) {
   const int m = filter_dim(r);
   const Reference want = conv2d_reference(N, width, height, F, m);
-  Verdict v = compare_outputs("P", res.P, want, [&] { return conv2d_misconceptions(N, width, height, F, m, &res.P); },
+  Verdict v = compare_outputs("P", res.P, want, [&](Fit fit) { return conv2d_misconceptions(N, width, height, F, m, fit); },
                               image_index("P", width));
   if (!v.ok) v.merge(partial_vector_hint(res.P, want, width, height, r));
   return v;

@@ -129,7 +129,7 @@ Verdict judge_output(const Result& res, const std::vector<float>& N, int width, 
                      int r) {
   const int m = filter_dim(r);
   const Reference want = conv2d_reference(N, width, height, F, m);
-  return compare_outputs("P", res.P, want, [&] { return conv2d_misconceptions(N, width, height, F, m, &res.P); },
+  return compare_outputs("P", res.P, want, [&](Fit fit) { return conv2d_misconceptions(N, width, height, F, m, fit); },
                          image_index("P", width));
 }
 
