@@ -66,8 +66,9 @@ def main(argv=None) -> int:
     if args.times:
         from tests.timed_result import TimedResult
         runner = unittest.TextTestRunner(resultclass=TimedResult)
-    else:
-        runner = unittest.TextTestRunner()
+    else:  # a test that leaves os.environ changed fails, and the tests after it run as they would alone
+        from tests.environment_guard import EnvironmentGuard
+        runner = unittest.TextTestRunner(resultclass=EnvironmentGuard)
     result = runner.run(suite)
     if args.times:
         print(result.report(), flush=True)

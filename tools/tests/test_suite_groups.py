@@ -73,3 +73,47 @@ class SuiteGroups(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class EnvironmentGuardTest(unittest.TestCase):
+    """The groups' result class fails a test that leaves os.environ changed, by the variable's
+    name, and puts the environment back for the tests after it."""
+
+    def run_cases(self, *cases):
+        import io
+        from tests.environment_guard import EnvironmentGuard
+        suite = unittest.TestSuite(cases)
+        return unittest.TextTestRunner(stream=io.StringIO(), resultclass=EnvironmentGuard).run(suite)
+
+    def test_a_leaked_variable_fails_its_test_and_is_undone(self):
+        import os
+        from unittest import mock
+
+        class Leaky(unittest.TestCase):
+            def test_sets(self):
+                os.environ["HALO_GUARD_PROBE"] = "a secret value"
+
+            def test_after(self):
+                self.assertNotIn("HALO_GUARD_PROBE", os.environ)
+
+        with mock.patch.dict(os.environ):
+            os.environ.pop("HALO_GUARD_PROBE", None)
+            result = self.run_cases(Leaky("test_sets"), Leaky("test_after"))
+            self.assertNotIn("HALO_GUARD_PROBE", os.environ)
+        self.assertEqual(len(result.errors), 1, result.errors)
+        failed, text = result.errors[0]
+        self.assertEqual(failed.id().rsplit(".", 1)[-1], "test_sets")
+        self.assertIn("HALO_GUARD_PROBE set", text)
+        self.assertNotIn("a secret value", text)
+        self.assertEqual(result.failures, [])
+
+    def test_a_test_that_restores_what_it_changes_passes(self):
+        import os
+        from unittest import mock
+
+        class Tidy(unittest.TestCase):
+            def test_patched(self):
+                with mock.patch.dict(os.environ, {"HALO_GUARD_PROBE": "x"}):
+                    pass
+
+        self.assertTrue(self.run_cases(Tidy("test_patched")).wasSuccessful())

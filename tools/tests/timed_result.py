@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 import unittest
 
+from tests.environment_guard import EnvironmentGuard
+
 
 def module_of(test) -> str:
     """The test module a test (or a class/module fixture error) belongs to, without `tests.`."""
@@ -19,7 +21,7 @@ def module_of(test) -> str:
     return name.split(".", 1)[1] if name.startswith("tests.") else name
 
 
-class TimedResult(unittest.TextTestResult):
+class TimedResult(EnvironmentGuard):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.tests = {}    # test id -> seconds in the test itself
