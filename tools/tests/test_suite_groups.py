@@ -1,10 +1,14 @@
 """The unit suite's CTest entries (one per group of tests/suite_groups.py) run every test that
 `unittest discover` finds, each in exactly one entry: a new module cannot be left out of
-`./workbook check`, nor run twice."""
+`./workbook check`, nor run twice; and a test that leaves os.environ changed fails the group."""
+import io
+import os
 import re
 import unittest
+from unittest import mock
 
 from tests import suite_groups
+from tests.environment_guard import EnvironmentGuard
 from tests.helpers import REPO_ROOT
 
 CMAKE = REPO_ROOT / "grader" / "cmake" / "HaloSections.cmake"
@@ -80,15 +84,10 @@ class EnvironmentGuardTest(unittest.TestCase):
     name, and puts the environment back for the tests after it."""
 
     def run_cases(self, *cases):
-        import io
-        from tests.environment_guard import EnvironmentGuard
         suite = unittest.TestSuite(cases)
         return unittest.TextTestRunner(stream=io.StringIO(), resultclass=EnvironmentGuard).run(suite)
 
     def test_a_leaked_variable_fails_its_test_and_is_undone(self):
-        import os
-        from unittest import mock
-
         class Leaky(unittest.TestCase):
             def test_sets(self):
                 os.environ["HALO_GUARD_PROBE"] = "a secret value"
@@ -108,9 +107,6 @@ class EnvironmentGuardTest(unittest.TestCase):
         self.assertEqual(result.failures, [])
 
     def test_a_test_that_restores_what_it_changes_passes(self):
-        import os
-        from unittest import mock
-
         class Tidy(unittest.TestCase):
             def test_patched(self):
                 with mock.patch.dict(os.environ, {"HALO_GUARD_PROBE": "x"}):
