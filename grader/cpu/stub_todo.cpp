@@ -23,7 +23,7 @@ std::string todo_note(const char* what, const char* file, int line) {
 // Runs in every thread of a stub kernel (2^20 of them in a large launch): a thread whose TODO
 // this worker has noted already only counts it, so a stub's launch costs what a written kernel's
 // does (with the note made in every thread, the 2^20 test case of 7.2's stub took 1.5 s on
-// x86-64 and 17 s under qemu; 0.5 s on x86-64 without it).
+// x86-64 and 17 s under qemu; 0.2 s on x86-64 without it).
 void todo_reached(const char* what, const char* file, int line) {
   Worker* w = tls_worker;
   const Worker::TodoSite site{what, file, line};
