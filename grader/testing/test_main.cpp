@@ -2,14 +2,17 @@
 // device" into CTest's skip code instead of a pass or a failure. In the judge it also takes the
 // worker's path (--halo-worker=) and fails a run whose filter matched no test: CTest's list is
 // read from the sources (tools/halo/core/test_list.py), and a name that no test carries must not pass.
+// With --halo-case-records=FD it says where each test case starts and ends (case_records.hpp).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "advice.hpp"
 #include "backend.hpp"
+#include "case_records.hpp"
 #include "measured_launch.hpp"
 #include "random_inputs.hpp"
 
@@ -24,16 +27,21 @@ int cases_started = 0;
 
 // Counts the test cases that ran (doctest's own summary is only printed, not returned).
 struct CaseCounter : doctest::IReporter {
+  std::string current;
   explicit CaseCounter(const doctest::ContextOptions&) {}
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
   void test_case_start(const doctest::TestCaseData& data) override {
     ++cases_started;
-    halo::test::set_current_test(data.m_name);
+    current = data.m_name;
+    halo::test::set_current_test(current);
+    halo::test::case_records::started(current);
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
-  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
+    halo::test::case_records::ended(current, stats.testCaseSuccess);
+  }
   void test_case_exception(const doctest::TestCaseException&) override {}
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -62,6 +70,7 @@ int main(int argc, char** argv) {
 #if defined(HALO_JUDGE)
   argc = halo::remote::take_options(argc, argv);
 #endif
+  argc = halo::test::case_records::take_option(argc, argv);
   if (!only_listing(argc, argv)) {
 #if defined(HALO_BACKEND_CUDA)
     int devices = 0;

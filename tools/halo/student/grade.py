@@ -7,8 +7,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core import (answers_phase, build, committed, intake, limits, paths, progress, results, sandbox, scoring,
-                    sync, test_list, toolchain, untouched_stubs)
+from ..core import (answers_phase, build, committed, intake, judge_runs, limits, paths, progress, results, sandbox,
+                    scoring, sync, test_list, toolchain, untouched_stubs)
 from ..core.assignment import RELEASE_FILE, whole_chapter
 from . import ctest_hooks, record, status, variant_notice
 from .first_failure import FirstFailure
@@ -96,6 +96,24 @@ def _targets(section, gpu):
     return [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
 
 
+def _kernel_tests(root, tc, build_dir, sections, env, gpu, progress, on_failed):
+    """The kernel tests of `sections`, as results.read_junit gives them. On the CPU each section's
+    tests run a few to a judge process (core/judge_runs.py); on the GPU through CTest, whose
+    tests carry the load counter's environment."""
+    full_env = dict({k: v for k, v in os.environ.items() if k not in ("HALO_COURSE_SECRET", "HALO_STUDENT")}, **env)
+    if not gpu:
+        programs = [(build_dir / "grader" / f"test_{s.id.replace('.', '_')}", _expected_tests(root, [s]))
+                    for s in sections if s.kernels]
+        runner = judge_runs.Runner(full_env, build_dir / "grader", env["HALO_REPORT_DIR"], progress=progress,
+                                   on_failed=on_failed)
+        return runner.run(programs, int(build.jobs()))
+    junit = Path(env["HALO_REPORT_DIR"]) / "junit-kernels.xml"
+    build.run_ctest(tc, build_dir, junit=junit, env=env, progress=progress,
+                    extra=["-L", _label_regex([s.id for s in sections]), "-LE", "^answers$"],
+                    drop=("HALO_COURSE_SECRET", "HALO_STUDENT"), on_failed=on_failed)
+    return results.read_junit(junit)
+
+
 def build_folder(root, build_dir=None):
     """Where grade builds: --build-dir, else build/grade."""
     return Path(build_dir).resolve() if build_dir else Path(root) / "build" / "grade"
@@ -173,7 +191,6 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     # pins the isolation found here: a judge that cannot start it fails rather than run weaker.
     env = {"HALO_REPORT_DIR": str(report_dir), "HALO_SEED": seed, "HALO_SANDBOX": isolation,
            ctest_hooks.DRIVER_ENV: "grade"}  # grade builds and reports itself: CTestCustom's hooks stand aside
-    junit = report_dir / "junit-kernels.xml"
     waiting = ("a test has run for a while: waiting for it; a launch that never ends is stopped once it has "
                "spent its CPU limit, and the section's other tests then fail at once with its message")
     # A section that does not compile has nothing to run: its tests are not run, and say why,
@@ -182,19 +199,16 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     label = "running the kernels tests" + (f" (not run: {', '.join(failures)} {'does' if len(failures) == 1 else 'do'} "
                                            "not compile)" if failures else "")
     shown = None  # the first failure, shown as it came
+    tests = []
     if any(s.kernels for s in runnable):
         with progress.Progress(label, idle_note=waiting) as p:
             first = FirstFailure(p)
             # The course secret is for the answers checker only; the submission's identity too.
-            build.run_ctest(tc, build_dir, junit=junit, env=env, progress=p.update,
-                            extra=["-L", _label_regex([s.id for s in runnable]), "-LE",
-                                   "^answers$" if gpu else "^(answers|gpu)$"],
-                            drop=("HALO_COURSE_SECRET", "HALO_STUDENT"), on_failed=first)
+            tests = _kernel_tests(root, tc, build_dir, runnable, env, gpu, p.update, first)
         shown = first.shown
     elif failures:
         print(f"{label}", flush=True)
-    tests = [t for t in results.read_junit(junit) if t["section"] not in untouched] + \
-        results.not_compiled(_expected_tests(root, [s for s in built if s.id in failures]))
+    tests += results.not_compiled(_expected_tests(root, [s for s in built if s.id in failures]))
     for s in sections:
         if s.id in untouched:
             tests += untouched_stubs.results_of(s.id, _expected_tests(root, [s]), untouched[s.id],
