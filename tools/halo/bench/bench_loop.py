@@ -264,7 +264,8 @@ def _run(root, output_dir, keep, busy, removed=()):
                  "(builds running beside it) is noise in these times.")
     notes.append(f"{busy} busy process{'' if busy == 1 else 'es'} (one core each) ran beside every step (--busy {busy})."
                  if busy else "Nothing was started beside the steps (--busy 0).")
-    notes.append("Grade runs CTest with one job per core; the build uses Ninja with one job per core.")
+    notes.append("Grade runs the kernel tests in one judge lane per core (tools/halo/core/judge_runs.py); the build uses "
+                 "Ninja with one job per core.")
     if removed:
         notes.append(f"This machine's environment sets {', '.join(removed)}; the measured commands ran without it, "
                      "as a student's Python runs (its bytecode cache kept).")
