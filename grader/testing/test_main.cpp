@@ -25,7 +25,8 @@ constexpr int kSkipCode = 77;  // SKIP_RETURN_CODE of every Halo test
 
 int cases_started = 0;
 
-// Counts the test cases that ran (doctest's own summary is only printed, not returned).
+// Counts the test cases that ran (doctest's own summary is only printed, not returned), and tells the
+// case records where each starts and how it ended.
 struct CaseCounter : doctest::IReporter {
   std::string current;
   explicit CaseCounter(const doctest::ContextOptions&) {}

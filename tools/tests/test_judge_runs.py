@@ -30,6 +30,8 @@ FAKE_JUDGE = textwrap.dedent(r"""
     for name in names:
         if "unknown" in name:
             continue
+        if "garbled" in name:
+            record("start not-a-number " + name)
         record("start @ " + name)
         print("running " + name, flush=True)
         if name.endswith("crash"):
@@ -109,6 +111,11 @@ class JudgeRuns(unittest.TestCase):
         tests, _ = self.run_tests(names, jobs=1)
         self.assertEqual(tests[names[0]]["status"], "failed")
         self.assertEqual(tests[names[1]]["status"], "passed")
+
+    def test_a_line_that_is_not_a_record_is_read_as_nothing(self):
+        names = ["7.2 basic-1d / correct / a garbled pass", "7.2 basic-1d / correct / b fail"]
+        tests, _ = self.run_tests(names, jobs=1)
+        self.assertEqual([tests[n]["status"] for n in names], ["passed", "failed"])
 
     def test_lanes_deal_the_tests_out_and_keep_a_programs_run_together(self):
         lanes = judge_runs.lanes([("a", ["1", "2", "3"]), ("b", ["4", "5"])], 2)
