@@ -1,14 +1,14 @@
 """A grade's kernel tests, run in a few judge processes instead of one process per test.
 
 Run by CTest, every test is a judge process of its own, which tries bubblewrap once and starts a
-sandboxed worker: on the 2-core machine about 85 ms of a small test's 0.1 s went to starting
-processes (docs/results/check-times.md). Here a section's tests are dealt out over as many lanes as
+sandboxed worker: most of a small test's time went to starting processes (the measurements are in
+docs/results/check-times.md, "The kernel tests a few to a judge"). Here a section's tests are dealt out over as many lanes as
 CTest would run jobs, and each lane runs its share in one judge (one trial, one worker for all of
 them, as the learner and known-wrong kernels' runs always have).
 
 Which test passed is read from the judge's case records (grader/testing/case_records.hpp): a pipe
 only the judge holds; the worker it starts keeps no descriptor it was not given, and the kernel's
-own printing reaches the judge's output, never the records. A test's output is the judge's output
+own printing reaches the judge's output, never the records (red-team attack case-records-in-output). A test's output is the judge's output
 from where that test started to where the next one did, after the lines printed before the first
 test (the seed), as CTest would have shown it for a run of that test alone.
 

@@ -96,11 +96,15 @@ def _targets(section, gpu):
     return [f"judge_{sid}", f"test_{sid}_worker"] + ([f"test_{sid}_gpu"] if gpu else [])
 
 
+# The course secret is for the answers checker only; the submission's identity too.
+_NOT_FOR_TESTS = ("HALO_COURSE_SECRET", "HALO_STUDENT")
+
+
 def _kernel_tests(root, tc, build_dir, sections, env, gpu, progress, on_failed):
     """The kernel tests of `sections`, as results.read_junit gives them. On the CPU each section's
     tests run a few to a judge process (core/judge_runs.py); on the GPU through CTest, whose
     tests carry the load counter's environment."""
-    full_env = dict({k: v for k, v in os.environ.items() if k not in ("HALO_COURSE_SECRET", "HALO_STUDENT")}, **env)
+    full_env = dict({k: v for k, v in os.environ.items() if k not in _NOT_FOR_TESTS}, **env)
     if not gpu:
         programs = [(build_dir / "grader" / f"test_{s.id.replace('.', '_')}", _expected_tests(root, [s]))
                     for s in sections if s.kernels]
@@ -110,7 +114,7 @@ def _kernel_tests(root, tc, build_dir, sections, env, gpu, progress, on_failed):
     junit = Path(env["HALO_REPORT_DIR"]) / "junit-kernels.xml"
     build.run_ctest(tc, build_dir, junit=junit, env=env, progress=progress,
                     extra=["-L", _label_regex([s.id for s in sections]), "-LE", "^answers$"],
-                    drop=("HALO_COURSE_SECRET", "HALO_STUDENT"), on_failed=on_failed)
+                    drop=_NOT_FOR_TESTS, on_failed=on_failed)
     return results.read_junit(junit)
 
 
@@ -203,7 +207,6 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     if any(s.kernels for s in runnable):
         with progress.Progress(label, idle_note=waiting) as p:
             first = FirstFailure(p)
-            # The course secret is for the answers checker only; the submission's identity too.
             tests = _kernel_tests(root, tc, build_dir, runnable, env, gpu, p.update, first)
         shown = first.shown
     elif failures:
