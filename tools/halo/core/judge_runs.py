@@ -100,9 +100,12 @@ class Runner:
     as each test ends (from the lanes' threads, one call at a time), like build.run_ctest's: a first
     failure can be shown while the other tests still run."""
 
-    def __init__(self, env, cwd, output_dir, timeout_s=None, progress=None, on_failed=None):
+    def __init__(self, env, cwd, output_dir, timeout_s=None, progress=None, on_failed=None, between_s=None):
+        """`timeout_s`: how long one test may run (CTest's limit); `between_s`: how long the judge may
+        take to start its first test or the next one (the same limit unless given)."""
         self.env, self.cwd, self.output_dir = env, cwd, Path(output_dir)
         self.timeout_s = timeout_s if timeout_s is not None else test_timeout_s()
+        self.between_s = between_s if between_s is not None else self.timeout_s
         self.progress, self.on_failed = progress, on_failed
         self.lock = threading.Lock()
         self.done = self.total = 0
@@ -163,7 +166,7 @@ class Runner:
             current, since, stopped = None, time.monotonic(), None
             try:
                 while not records.closed:
-                    wait = self.timeout_s - (time.monotonic() - since)
+                    wait = (self.timeout_s if current else self.between_s) - (time.monotonic() - since)
                     if wait <= 0:
                         stopped = f"did not finish within {self.timeout_s} s (the limit CTest gives each test)"
                         try:
@@ -219,7 +222,7 @@ class Runner:
         if starts and (stopped or code not in (0, 1)):
             return left  # the judge stopped after it began: the rest get a judge of their own
         if stopped:
-            why = f"the judge did not start this test within {self.timeout_s} s"
+            why = f"the judge did not start this test within {self.between_s} s"
         elif code in (0, 1):
             why = "no test of this program matches the name: the test list and the program disagree"
         else:
