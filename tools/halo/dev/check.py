@@ -16,6 +16,7 @@ SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
 def run(root, build_dir=None):
     root = Path(root)
     build_dir = Path(build_dir).resolve() if build_dir else root / "build" / "check"
+    _python_for_children()
     tc = toolchain.ensure()
     print(f"halo check: clang {tc.cxx}, cmake {tc.cmake}, nvcc {tc.nvcc or 'not found'}", flush=True)
     # The tools' own tests render every handout (PDF included) and the docs site, and open the
@@ -65,3 +66,21 @@ def run(root, build_dir=None):
     print(f"\n{100 * (total - failed) // max(total, 1)}% tests passed, {failed} tests failed out of {total}")
     sys.stdout.flush()
     return code
+
+
+def _python_for_children():
+    """The check starts some three thousand short Python processes (every ./workbook a project
+    test runs, the compile launcher, the CTest entries written in Python): what each pays before
+    its work is the check's cost, not the suite's (docs/results/check-times.md).
+    - Bytecode: a machine that sets PYTHONDONTWRITEBYTECODE (this project's development machine
+      does) makes every one of them compile the tools it imports from source. The check lets
+      Python keep its bytecode beside the sources, as a student's Python does (__pycache__ is
+      ignored by git; the red team, which compares its trees file by file, compiles its own
+      before its grades). Not PYTHONPYCACHEPREFIX: it moves the standard library's bytecode too,
+      which a process that cannot write there (a test's other user) then compiles every time.
+    - The interpreter: `python3` on PATH may be a version manager's shim (pyenv's starts some 40
+      processes, 0.15 s of CPU, before Python). The check's own interpreter goes first on its
+      children's PATH, so a script's `python3` is the one the check runs in."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    here = str(Path(sys.executable).parent)
+    os.environ["PATH"] = os.pathsep.join([here] + [p for p in os.environ.get("PATH", "").split(os.pathsep) if p != here])

@@ -45,7 +45,9 @@ grades without saying its `message`.
 
 The grader gets the red-team course secret COURSE_SECRET (HALO_COURSE_SECRET, and course.toml in
 the checkout and in the fake root's source), a fixed HALO_SEED, PYTHONDONTWRITEBYTECODE=1 (so
-that the grader's own .pyc files do not count as changes to the checkout) and NO_COLOR=1.
+that the grader's own .pyc files do not count as changes to the checkout: the runner compiles
+the checkout's and the fake root's before the grades, and they are compared before and after
+each as every file there is) and NO_COLOR=1.
 Running as root, each grade runs in its own mount namespace with a private /tmp (a folder of
 the work folder bound over /tmp, the work folder bound back at its own path), /var/tmp and
 /dev/shm, so that what an attack leaves there is found exactly, never lands on the machine, and
@@ -779,6 +781,7 @@ class Runner:
             subprocess.run(git + ["clean", "-fdxq"], check=True)
             if self.args.working_tree:
                 self._overlay_working_tree(src)
+        self._compile_tools(self.checkout / "tools")
         course = self.checkout / "course.toml"
         if not course.exists():
             course.write_text(f'secret = "{COURSE_SECRET}"\n')
@@ -794,6 +797,17 @@ class Runner:
         help_text = subprocess.run([sys.executable, str(self.checkout / "workbook"), "grade", "--help"],
                                    capture_output=True, text=True, cwd=self.checkout).stdout
         self.student_flag = "--student" in help_text
+
+    def _compile_tools(self, tree: Path):
+        """Bytecode of the Python under `tree` (the checkout's tools/, the fake root's source), beside its sources (__pycache__, ignored by git),
+        compiled by the runner before any grade: the grades write none (PYTHONDONTWRITEBYTECODE),
+        so without it each of the some three hundred grades compiles the grader's tools from
+        source. The files are part of the tree the runner compares before and after each grade.
+        checked-hash: a pyc is used only while its source's bytes are the ones compiled (the
+        fake root's source is copied back before every grade, with new times)."""
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "checked-hash",
+                        str(tree)], env=env, stdout=subprocess.DEVNULL, check=True)
 
     def refresh_pristine(self):
         _remove(self.pristine)
@@ -992,7 +1006,7 @@ class Runner:
         env = dict(os.environ)
         env.update({"HALO_COURSE_SECRET": COURSE_SECRET, "HALO_SEED": self.seed, "NO_COLOR": "1",
                     "PYTHONDONTWRITEBYTECODE": "1"})
-        for k in ("HALO_REPORT_DIR", "AUTOGRADER_ROOT", "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD"):
+        for k in ("PYTHONPYCACHEPREFIX", "HALO_REPORT_DIR", "AUTOGRADER_ROOT", "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD"):
             env.pop(k, None)
         if uid not in (None, 0) and uid != os.geteuid():
             home = self.work / f"home-{uid}"
@@ -1156,6 +1170,7 @@ class Runner:
             _remove(p)
         ag.mkdir(parents=True)
         self._extract(zip_path, ag / "source")
+        self._compile_tools(ag / "source")
         shutil.copy2(ag / "source" / "run_autograder", ag / "run_autograder")
         (ag / "source" / "halo" / "course.toml").write_text(f'secret = "{COURSE_SECRET}"\n')
         (ag / "submission").mkdir()
