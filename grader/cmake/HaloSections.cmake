@@ -174,6 +174,7 @@ function(halo_precompiled_headers name options library)
   target_link_libraries(${name} PRIVATE ${library})
   target_compile_options(${name} PRIVATE ${options})
   target_precompile_headers(${name} PRIVATE ${ARGN})
+  add_dependencies(${name} halo_chapter_data)  # an imported `library` brings no order of its own
 endfunction()
 
 # What every section's judge includes first (doctest and the test support), parsed once for every
@@ -202,6 +203,7 @@ function(halo_judge sid folder)
   add_executable(judge_${sid} ${ARGN})
   target_include_directories(judge_${sid} PRIVATE "${PROJECT_SOURCE_DIR}/grader/sections/${folder}")
   target_link_libraries(judge_${sid} PRIVATE halo_testing_judge)
+  add_dependencies(judge_${sid} halo_chapter_data)  # its tests include it (built test support brought the order)
   # The section's tests are glue (inputs, launches, reports): the computing they call, references
   # and comparisons, is in halo_testing, optimised. Unoptimised, a section compiles in half the time.
   target_compile_options(judge_${sid} PRIVATE ${HALO_JUDGE_OPTIONS})

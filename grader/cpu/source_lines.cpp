@@ -6,15 +6,14 @@
 #include <string>
 
 #include "../platform/platform.hpp"
+#include "project_root.hpp"
 #include "source_lines.hpp"
 
 namespace halo::cpu {
 
 std::string project_relative(std::string path) {
-#ifdef HALO_SOURCE_DIR
-  const std::string root = HALO_SOURCE_DIR "/";
+  const std::string root = project_root;
   if (path.rfind(root, 0) == 0) path.erase(0, root.size());
-#endif
   return path;
 }
 

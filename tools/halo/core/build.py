@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import grader_cache
 from .cpus import usable_cpus
 
 
@@ -29,6 +30,8 @@ def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):
     wanted = {"HALO_MODE": mode, "CMAKE_CXX_COMPILER": toolchain.cxx, "Python3_EXECUTABLE": sys.executable}
     if exercises_dir:
         wanted["HALO_EXERCISES_DIR"] = str(Path(exercises_dir).resolve())
+    if mode == "grade":  # the grader's libraries built once for trees of the same sources, where asked
+        wanted[grader_cache.CMAKE_VAR] = grader_cache.libraries_for(root, toolchain, build_dir)
     wanted.update(extra or {})
     if (build_dir / "build.ninja").exists() and all(cache_value(build_dir, k) == v for k, v in wanted.items()):
         return True
@@ -58,6 +61,7 @@ def build_targets(toolchain, build_dir, targets, env=None):
     together = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *targets, "--", "-k", "0",
                                f"-j{jobs()}"], capture_output=True, text=True, env=env)
     if together.returncode == 0:
+        grader_cache.publish(toolchain, build_dir)
         return {}
     failed = {}
     for target in targets:

@@ -1006,7 +1006,11 @@ class Runner:
         env = dict(os.environ)
         env.update({"HALO_COURSE_SECRET": COURSE_SECRET, "HALO_SEED": self.seed, "NO_COLOR": "1",
                     "PYTHONDONTWRITEBYTECODE": "1"})
-        for k in ("PYTHONPYCACHEPREFIX", "HALO_REPORT_DIR", "AUTOGRADER_ROOT", "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD"):
+        # HALO_GRADER_CACHE (./workbook check's one build of the grader's libraries) is not for
+        # hostile submissions: without bubblewrap a worker could rewrite a library the next
+        # grade imports, where the fake root's own build is put back before every grade.
+        for k in ("PYTHONPYCACHEPREFIX", "HALO_GRADER_CACHE", "HALO_REPORT_DIR", "AUTOGRADER_ROOT",
+                  "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD"):
             env.pop(k, None)
         if uid not in (None, 0) and uid != os.geteuid():
             home = self.work / f"home-{uid}"

@@ -1,0 +1,122 @@
+"""One build of the grader's libraries for every tree of the same sources.
+
+A grade build compiles the grader's own libraries (the CPU runtime, the judge's and the worker's,
+the test support) before any student file: about half of a first grade's build. A machine that
+grades many trees of one commit (./workbook check's project tests make eight: clones, releases,
+the class harness, the Gradescope fake root) builds the same libraries in each. With
+HALO_GRADER_CACHE naming a folder, the first grade build of a given set of sources publishes its
+libraries there, under the hash of every input they are made of (the files below, the compiler,
+the machine), and a later grade build whose inputs hash the same imports them (CMake's
+HALO_GRADER_LIBS, grader/cmake/HaloImportedGraderLibraries.cmake) instead of compiling them.
+
+A miss costs nothing but the build it would have made: any byte of difference in an input is
+another key. A tree that builds its own libraries keeps doing so (Ninja keeps them right); a tree
+that imports goes back to building when its inputs no longer match. No library holds a path of
+its tree (grader/cpu/project_root.cpp, built in every tree, does).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+ENV = "HALO_GRADER_CACHE"
+CMAKE_VAR = "HALO_GRADER_LIBS"
+LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
+# What the libraries are made of, relative to the tree's root: their sources and headers, the
+# build files, and what generates chapter_data.hpp (chapters/ and the tools that write it). More
+# than they need is only a miss where a tree differs elsewhere; less would be a wrong import.
+INPUTS = ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/cmake", "grader/cpu", "grader/remote",
+          "grader/platform", "grader/testing", "grader/include", "chapters", "tools/halo")
+# Headers of the libraries the grader's libraries compile against, found where CMake finds them.
+SYSTEM_HEADERS = ("/usr/include/boost/version.hpp", "/usr/include/doctest/doctest.h",
+                  "/usr/local/include/boost/version.hpp", "/usr/local/include/doctest/doctest.h")
+
+
+def _files(root: Path):
+    for top in INPUTS:
+        path = root / top
+        if path.is_file():
+            yield path
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if not name.endswith(".pyc"):
+                    yield Path(dirpath) / name
+
+
+def key(root, toolchain) -> str:
+    """The hash of everything the libraries are made of in the tree `root`, built by `toolchain`."""
+    root = Path(root)
+    h = hashlib.sha256()
+    for path in _files(root):
+        h.update(str(path.relative_to(root)).encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    for tool in (toolchain.cxx, toolchain.cmake):
+        real = os.path.realpath(tool)
+        st = os.stat(real)
+        h.update(f"{real} {st.st_size} {st.st_mtime_ns}\0".encode())
+    for header in SYSTEM_HEADERS:
+        if os.path.isfile(header):
+            h.update(header.encode() + b"\0" + Path(header).read_bytes() + b"\0")
+    h.update(f"{platform.system()} {platform.machine()}".encode())
+    return h.hexdigest()[:32]
+
+
+def libraries_for(root, toolchain, build_dir) -> str:
+    """HALO_GRADER_LIBS for a grade build of `root` in `build_dir`: the cached libraries' folder
+    when the cache holds this tree's, else "" (the build makes its own)."""
+    cache = os.environ.get(ENV)
+    if not cache:
+        return ""
+    from .build import cache_value  # build imports this module
+    if cache_value(build_dir, CMAKE_VAR) == "" and all((Path(build_dir) / "grader" / f"lib{n}.a").is_file()
+                                                       for n in LIBRARIES):
+        return ""  # it built its own: Ninja keeps them right, and an import would relink everything
+    entry = Path(cache) / key(root, toolchain)
+    return str(entry) if entry.is_dir() else ""
+
+
+def publish(toolchain, build_dir) -> bool:
+    """After a build that succeeded: the build's own libraries into the cache, unless it imported
+    them or the cache holds them already. They are brought up to date first (a no-op when the
+    build made them), so that what is published is what the sources make now, and are refused
+    if one holds the path of its tree. An entry appears whole or not at all (a folder renamed
+    into place)."""
+    cache = os.environ.get(ENV)
+    if not cache:
+        return False
+    from .build import cache_value
+    root = cache_value(build_dir, "CMAKE_HOME_DIRECTORY")
+    if cache_value(build_dir, CMAKE_VAR) != "" or cache_value(build_dir, "HALO_MODE") != "grade" or not root:
+        return False
+    entry = Path(cache) / key(root, toolchain)
+    if entry.is_dir():
+        return False
+    grader = Path(build_dir) / "grader"
+    made = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *LIBRARIES],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        return False
+    own_path = os.fsencode(str(Path(root).resolve()) + "/")
+    holding = [n for n in LIBRARIES if own_path in (grader / f"lib{n}.a").read_bytes()]
+    if holding:  # another tree would print this tree's paths: not shared (a library's path must move out)
+        print(f"halo: the grader's libraries are not shared: lib{holding[0]}.a holds the path of its tree",
+              file=sys.stderr)
+        return False
+    staging = Path(cache) / f".staging-{uuid.uuid4().hex}"
+    try:
+        staging.mkdir(parents=True)
+        for name in LIBRARIES:
+            shutil.copy2(grader / f"lib{name}.a", staging / f"lib{name}.a")
+        os.rename(staging, entry)
+        return True
+    except OSError:  # another build published it first, or the cache is not ours to write
+        return False
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
