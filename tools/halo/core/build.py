@@ -6,20 +6,13 @@ import sys
 from pathlib import Path
 
 from . import grader_cache
+from .cmake_cache import cache_value  # noqa: F401  (build.cache_value, as its callers know it)
 from .cpus import usable_cpus
 
 
 def jobs():
     """Parallel jobs for the build tool and CTest: the CPUs this process may use, not the host's."""
     return str(usable_cpus())
-
-
-def cache_value(build_dir, name):
-    cache = Path(build_dir) / "CMakeCache.txt"
-    if not cache.exists():
-        return None
-    m = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", cache.read_text(errors="replace"), re.MULTILINE)
-    return m.group(1) if m else None
 
 
 def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):

@@ -5,8 +5,8 @@ the test support) before any student file: about half of a first grade's build. 
 grades many trees of one commit (./workbook check's project tests make eight: clones, releases,
 the class harness, the Gradescope fake root) builds the same libraries in each. With
 HALO_GRADER_CACHE naming a folder, the first grade build of a given set of sources publishes its
-libraries there, under the hash of every input they are made of (the files below, the compiler,
-the machine), and a later grade build whose inputs hash the same imports them (CMake's
+libraries there, under the hash of every input they are made of (their sources and build files,
+the generated chapter headers, the compiler, the machine), and a later grade build whose inputs hash the same imports them (CMake's
 HALO_GRADER_LIBS, grader/cmake/HaloImportedGraderLibraries.cmake) instead of compiling them.
 
 A miss costs nothing but the build it would have made: any byte of difference in an input is
@@ -25,29 +25,39 @@ import sys
 import uuid
 from pathlib import Path
 
+from .cmake_cache import cache_value
+
 ENV = "HALO_GRADER_CACHE"
 CMAKE_VAR = "HALO_GRADER_LIBS"
 LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
-# What the libraries are made of, relative to the tree's root: their sources and headers, the
-# build files, and what generates chapter_data.hpp (chapters/ and the tools that write it). More
-# than they need is only a miss where a tree differs elsewhere; less would be a wrong import.
-INPUTS = ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/cmake", "grader/cpu", "grader/remote",
-          "grader/platform", "grader/testing", "grader/include", "chapters", "tools/halo")
+# What the libraries are made of, relative to the tree's root: their sources and headers (not
+# the runtime's own tests) and the build files; and chapter_data.hpp, by its text (key() writes it
+# as the build would), so that trees whose chapters/ differ only where the header does not (the
+# Gradescope zip leaves out the errata) share. More than the libraries need is only a miss; less
+# would be a wrong import.
+SOURCES = ("grader/cpu", "grader/remote", "grader/platform", "grader/testing", "grader/include")
+BUILD_FILES = ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/cmake")
 # Headers of the libraries the grader's libraries compile against, found where CMake finds them.
 SYSTEM_HEADERS = ("/usr/include/boost/version.hpp", "/usr/include/doctest/doctest.h",
                   "/usr/local/include/boost/version.hpp", "/usr/local/include/doctest/doctest.h")
 
 
 def _files(root: Path):
-    for top in INPUTS:
+    for top in SOURCES + BUILD_FILES:
         path = root / top
         if path.is_file():
             yield path
         for dirpath, dirnames, filenames in os.walk(path):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
             for name in sorted(filenames):
-                if not name.endswith(".pyc"):
-                    yield Path(dirpath) / name
+                yield Path(dirpath) / name
+
+
+def _generated_headers(root: Path) -> bytes:
+    """chapter_data.hpp and chapter_defines.hpp as this tree's build generates them."""
+    from . import chapter_data, cpp_header
+    chapter = chapter_data.load_chapter(root)
+    return (cpp_header.emit_header(chapter) + "\0" + cpp_header.emit_defines(chapter)).encode()
 
 
 def key(root, toolchain) -> str:
@@ -57,6 +67,7 @@ def key(root, toolchain) -> str:
     for path in _files(root):
         h.update(str(path.relative_to(root)).encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
+    h.update(_generated_headers(root) + b"\0")
     for tool in (toolchain.cxx, toolchain.cmake):
         real = os.path.realpath(tool)
         st = os.stat(real)
@@ -74,12 +85,20 @@ def libraries_for(root, toolchain, build_dir) -> str:
     cache = os.environ.get(ENV)
     if not cache:
         return ""
-    from .build import cache_value  # build imports this module
     if cache_value(build_dir, CMAKE_VAR) == "" and all((Path(build_dir) / "grader" / f"lib{n}.a").is_file()
                                                        for n in LIBRARIES):
         return ""  # it built its own: Ninja keeps them right, and an import would relink everything
-    entry = Path(cache) / key(root, toolchain)
-    return str(entry) if entry.is_dir() else ""
+    entry = _entry(cache, root, toolchain)
+    return str(entry) if entry and entry.is_dir() else ""
+
+
+def _entry(cache, root, toolchain):
+    """The cache's folder for this tree, or None when its inputs cannot be read (a chapter that
+    does not load fails the build on its own; the cache stays out of it)."""
+    try:
+        return Path(cache) / key(root, toolchain)
+    except Exception:  # noqa: BLE001  (any reason at all: build without the cache)
+        return None
 
 
 def publish(toolchain, build_dir) -> bool:
@@ -91,12 +110,11 @@ def publish(toolchain, build_dir) -> bool:
     cache = os.environ.get(ENV)
     if not cache:
         return False
-    from .build import cache_value
     root = cache_value(build_dir, "CMAKE_HOME_DIRECTORY")
     if cache_value(build_dir, CMAKE_VAR) != "" or cache_value(build_dir, "HALO_MODE") != "grade" or not root:
         return False
-    entry = Path(cache) / key(root, toolchain)
-    if entry.is_dir():
+    entry = _entry(cache, root, toolchain)
+    if entry is None or entry.is_dir():
         return False
     grader = Path(build_dir) / "grader"
     made = subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *LIBRARIES],
