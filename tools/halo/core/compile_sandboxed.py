@@ -1,7 +1,9 @@
 """CMake's compiler launcher for the objects built from a submission's kernel files
 (CXX_COMPILER_LAUNCHER of each tree's kernel library, grader/cmake/HaloSections.cmake):
 
-    python3 compile_sandboxed.py [--kernel-file FILE]... -- /usr/bin/clang++ ... -o OBJ -c SRC
+    python3 compile_sandboxed.py [--kernel-file FILE]... [--pch-dir DIR] -- /usr/bin/clang++ ... -o OBJ -c SRC
+
+--pch-dir: where the grader's headers before the kernel file are kept precompiled (kernel_pch.py).
 
 Compiling is the first thing a submission's text reaches, and `#include "/etc/passwd"` or a
 template bomb is compile-time code. So the compiler runs in the sandbox (tools/halo/core/sandbox.py)
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from halo.core import alignment_checks, kernel_overlay, llvm_reader, own_names, sandbox, validate  # noqa: E402  (needs the path above)
+from halo.core import alignment_checks, kernel_overlay, kernel_pch, llvm_reader, own_names, sandbox, validate  # noqa: E402,E501  (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -142,11 +144,12 @@ def _report(status, output):
 
 def main(argv):
     if "--" not in argv:
-        print("usage: compile_sandboxed.py [--kernel-file FILE]... -- COMPILER ARGS...", file=sys.stderr)
+        print("usage: compile_sandboxed.py [--kernel-file FILE]... [--pch-dir DIR] -- COMPILER ARGS...", file=sys.stderr)
         return 2
     split = argv.index("--")
     own, compiler = argv[:split], argv[split + 1:]
     kernel_files = [own[k + 1] for k, a in enumerate(own) if a == "--kernel-file" and k + 1 < len(own)]
+    pch_dirs = [own[k + 1] for k, a in enumerate(own) if a == "--pch-dir" and k + 1 < len(own)]
     compiler = _absolute(compiler)
     read_only, writable = _paths(compiler)
     read_only |= {os.path.abspath(f) for f in kernel_files if os.path.exists(f)}
@@ -181,8 +184,20 @@ def main(argv):
         obj = compiler[compiler.index("-o") + 1] if "-o" in compiler else ""
         ir_path = os.path.join(os.path.dirname(obj) or cwd, Path(obj).name + ".validate.ll")
         try:
-            status, output = sandbox.run(_ir_command(compiler, ir_path), read_only=read_only, writable=writable,
-                                         cwd=cwd)
+            status, output = 1, ""
+            pch = None
+            if mine and pch_dirs:
+                kernel_dirs = {os.path.dirname(k) for k in mine}
+                pch = kernel_pch.precompiled(compiler, source, read_only, pch_dirs[-1], kernel_dirs)
+            if pch:  # the grader's headers read once per build (kernel_pch.py)
+                status, output = sandbox.run(_ir_command(compiler[:1] + ["-include-pch", pch] + compiler[1:], ir_path),
+                                             read_only=read_only | {pch, pch[:-len(".pch")] + ".hpp"},
+                                             writable=writable, cwd=cwd)
+            if status != 0 or not os.path.exists(ir_path):  # as text: a compile error is told in its own words
+                status, output = sandbox.run(_ir_command(compiler, ir_path), read_only=read_only, writable=writable,
+                                             cwd=cwd)
+                if pch and status == 0:
+                    kernel_pch.drop(pch)
             if status != 0 or not os.path.exists(ir_path):
                 return _report(status or 1, output)
             ir = os.path.join(scratch, "kernel.ll")  # out of reach of the next step's writable folder
@@ -192,22 +207,35 @@ def main(argv):
                 os.unlink(ir_path)
         os.chmod(ir, 0o644)
         ir_text = Path(ir).read_text(errors="replace")
-        for kernel in mine:
-            found = validate.validate_ir(Path(kernel), ir_text, clang=compiler[0])
-            if found:
-                sys.stdout.write(output)
-                return _refuse(kernel, found)
         # A misaligned float4 is named alike on x86-64 and aarch64 (alignment_checks.py): the
         # checks go into the validated text, and call only the runtime.
         try:
             checked, _ = alignment_checks.add_checks(ir_text)
+            not_checkable = None
         except alignment_checks.AlreadyNamed as e:
+            checked, not_checkable = None, e
+        # The object is generated while the IR is validated (the first failure's message comes
+        # that much sooner after an edit); a file the validator refuses loses it before this
+        # step ends, so the build never sees an object of unvalidated code.
+        codegen = None
+        if checked is not None:
+            Path(ir).write_text(checked)
+            codegen = sandbox.start(_codegen_command(compiler, ir), read_only=read_only | {scratch},
+                                    writable=writable, cwd=cwd)
+        for kernel in mine:
+            found = validate.validate_ir(Path(kernel), ir_text, clang=compiler[0])
+            if found:
+                if codegen:
+                    codegen.finish()
+                    if obj and os.path.lexists(obj):
+                        os.unlink(obj)
+                sys.stdout.write(output)
+                return _refuse(kernel, found)
+        if not_checkable:
             sys.stdout.write(output)
-            print(f"halo: {e}: not compiled", file=sys.stderr)
+            print(f"halo: {not_checkable}: not compiled", file=sys.stderr)
             return 1
-        Path(ir).write_text(checked)
-        status, more = sandbox.run(_codegen_command(compiler, ir), read_only=read_only | {scratch}, writable=writable,
-                                   cwd=cwd)
+        status, more = codegen.finish()
         return _report(status, output + more)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

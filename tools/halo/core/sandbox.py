@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from . import limits
 
@@ -162,6 +163,14 @@ def run(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, mem
         file_bytes=COMPILE_FILE_BYTES):
     """Runs `cmd` in the sandbox; returns (exit status, output). A step that runs past `seconds`
     of wall clock is killed, with its whole process group, and reported as such (status 124)."""
+    return start(cmd, read_only, writable, cwd, seconds, memory, file_bytes).finish()
+
+
+def start(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, memory=COMPILE_MEMORY,
+          file_bytes=COMPILE_FILE_BYTES):
+    """`run` in two halves: the step starts now, and its Step's finish() waits for it and returns
+    (exit status, output), its `seconds` counted from the start. The caller may work meanwhile
+    (in this thread: the process is started before any other thread could hold a lock)."""
     isolation, _ = mode()
     stage, unstage = None, lambda text: text
     if isolation == "bubblewrap":
@@ -178,9 +187,9 @@ def run(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, mem
             # real ones; only regular files come back.
             unreadable = [path for path in read_only if not _others_can_read(path)]
             if unreadable:
-                return 1, ("halo: grading as root without bubblewrap runs the compiler as an unprivileged "
-                           f"user, who cannot read {unreadable[0]}; make the checkout readable by others "
-                           "(chmod -R o+rX) or install bubblewrap\n")
+                return _Done(1, ("halo: grading as root without bubblewrap runs the compiler as an unprivileged "
+                                 f"user, who cannot read {unreadable[0]}; make the checkout readable by others "
+                                 "(chmod -R o+rX) or install bubblewrap\n"))
             stage = _Staging((), writable)
             full = _rewritten(full, stage.writable)
             unstage = lambda text: _rewritten([text], [(path, staged) for staged, path in stage.writable])[0]
@@ -188,18 +197,43 @@ def run(cmd, read_only=(), writable=(), cwd="/tmp", seconds=COMPILE_SECONDS, mem
         p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              env=env, cwd=cwd if isolation != "bubblewrap" else None,
                              preexec_fn=_limit(seconds, memory, file_bytes, drop=stage is not None))
-        try:
-            out, _ = p.communicate(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, 9)
-            out, _ = p.communicate()
-            return 124, unstage((out or b"").decode("utf-8", "replace")) + f"\nstopped after {seconds} s\n"
-        if stage:
-            stage.copy_back()
-        return p.returncode, unstage((out or b"").decode("utf-8", "replace"))
-    finally:
+    except BaseException:
         if stage:
             stage.remove()
+        raise
+    return _Step(p, stage, unstage, seconds)
+
+
+class _Done:
+    """A step that never started: its result is known."""
+
+    def __init__(self, status, output):
+        self.result = (status, output)
+
+    def finish(self):
+        return self.result
+
+
+class _Step:
+    def __init__(self, process, stage, unstage, seconds):
+        self.process, self.stage, self.unstage, self.seconds = process, stage, unstage, seconds
+        self.deadline = time.monotonic() + seconds
+
+    def finish(self):
+        p = self.process
+        try:
+            try:
+                out, _ = p.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, 9)
+                out, _ = p.communicate()
+                return 124, self.unstage((out or b"").decode("utf-8", "replace")) + f"\nstopped after {self.seconds} s\n"
+            if self.stage:
+                self.stage.copy_back()
+            return p.returncode, self.unstage((out or b"").decode("utf-8", "replace"))
+        finally:
+            if self.stage:
+                self.stage.remove()
 
 
 def _others_can_read(path):
