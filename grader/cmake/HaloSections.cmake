@@ -106,7 +106,8 @@ function(halo_cpu_kernels target dir)
   # The compiler runs in the sandbox, after the kernel files are validated (compile_sandboxed.py).
   # -S: the launcher needs the standard library only, and each kernel edit's compile starts it, so
   # it skips site and the .pth files of the installation (a tenth of a second on some machines).
-  set(launcher "${Python3_EXECUTABLE}" -S "${PROJECT_SOURCE_DIR}/tools/halo/core/compile_sandboxed.py")
+  set(launcher "${Python3_EXECUTABLE}" -S "${PROJECT_SOURCE_DIR}/tools/halo/core/compile_sandboxed.py"
+               --pch-dir "${CMAKE_BINARY_DIR}/kernel-headers-pch")  # the grader's headers read once a build
   foreach(kernel IN LISTS ARGN)
     list(APPEND launcher --kernel-file "${dir}/${kernel}")
   endforeach()

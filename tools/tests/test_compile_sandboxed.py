@@ -40,8 +40,8 @@ class LauncherCase(unittest.TestCase):
                        check=True, capture_output=True)
         self.generated = generated
 
-    def compile(self, text, wrapper_prefix="", extra=(), env=None):
-        kernel = self.dir / "tree" / "kernel.cu"
+    def compile(self, text, wrapper_prefix="", extra=(), env=None, launcher_args=(), folder="tree"):
+        kernel = self.dir / folder / "kernel.cu"
         kernel.parent.mkdir(exist_ok=True)
         kernel.write_text(text)
         wrapper = self.dir / "wrapper.cpp"
@@ -50,8 +50,8 @@ class LauncherCase(unittest.TestCase):
         out = self.dir / "obj" / "kernel.o"
         out.parent.mkdir(exist_ok=True)
         # -S, as the build starts it (grader/cmake/HaloSections.cmake): the standard library only.
-        cmd = [sys.executable, "-S", str(LAUNCHER), "--kernel-file", str(kernel), "--", CLANG, "-std=c++20",
-               f"-I{ROOT / 'grader' / 'include'}", f"-I{self.generated}", "-O1", "-g",
+        cmd = [sys.executable, "-S", str(LAUNCHER), "--kernel-file", str(kernel), *launcher_args, "--", CLANG,
+               "-std=c++20", f"-I{ROOT / 'grader' / 'include'}", f"-I{self.generated}", f"-I{kernel.parent}", "-O1", "-g",
                "-fsanitize-coverage=func,trace-loads,trace-stores", "-fno-builtin-memset",
                "-fno-builtin-memcpy", "-fno-builtin-memmove", *extra, "-o", str(out), "-c", str(wrapper)]
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=self.dir, env=env)
@@ -74,6 +74,43 @@ class CompileSandboxed(LauncherCase):
                            (ROOT / "docs" / "grader.md").read_text(), re.M).group(1)
         want = quoted.replace("line 10", "line 1")
         self.assertIn(f"{kernel}:1: {want}", p.stdout)
+
+    def test_a_file_only_the_ir_refuses_leaves_no_object(self):
+        # The object is generated while the IR is validated: a refusal there must take it away,
+        # or the build would link code that was never vouched for.
+        p, kernel, out = self.compile("__global__ void k(const long double* N, float* P) {\n  P[0] = N[0];\n}\n")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn(f"{kernel}:2: error:", p.stdout)
+        self.assertIn("a 10-byte load", p.stdout)
+        self.assertFalse(out.exists())
+
+    def test_the_grader_s_headers_are_precompiled_once_for_every_kernel_folder(self):
+        pch_dir = self.dir / "build" / "kernel-headers-pch"
+        for folder in ("tree", "another-section"):
+            p, _, out = self.compile(KERNEL, launcher_args=("--pch-dir", str(pch_dir)), folder=folder)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertTrue(out.exists())
+            self.assertEqual(len(list(pch_dir.glob("*.pch"))), 1, "one header for both folders")
+
+    def test_a_stale_precompiled_header_is_dropped_and_the_file_compiles(self):
+        pch_dir = self.dir / "build" / "kernel-headers-pch"
+        self.compile(KERNEL, launcher_args=("--pch-dir", str(pch_dir)))
+        pch = next(pch_dir.glob("*.pch"))
+        pch.write_bytes(b"not a precompiled header")  # as one made before a header changed reads to clang
+        p, _, out = self.compile(KERNEL, launcher_args=("--pch-dir", str(pch_dir)))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertTrue(out.exists())
+        self.assertFalse(pch.exists() and pch.read_bytes() == b"not a precompiled header")
+
+    def test_a_compile_error_reads_the_same_with_the_headers_precompiled(self):
+        broken = KERNEL.replace("2.0f * N[i]", "2.0f * N[i] +")
+        plain, _, _ = self.compile(broken)
+        pch_dir = self.dir / "build" / "kernel-headers-pch"
+        self.compile(KERNEL, launcher_args=("--pch-dir", str(pch_dir)))  # the header made
+        precompiled, _, _ = self.compile(broken, launcher_args=("--pch-dir", str(pch_dir)))
+        self.assertEqual(plain.returncode, 1)
+        self.assertIn("error: expected expression", plain.stdout)
+        self.assertEqual((precompiled.returncode, precompiled.stdout), (plain.returncode, plain.stdout))
 
     def test_the_object_checks_the_alignment_of_float4_accesses_and_of_nothing_else(self):
         float4 = ("__global__ void k(const float* N, float* P) {\n"

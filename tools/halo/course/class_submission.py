@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..core import answers_phase, results, untouched_stubs
+from ..core import answers_phase, kernel_pch, results, untouched_stubs
 from ..core.message_keys import key_and_line
 from .class_harness import LAUNCHER
 
@@ -82,8 +82,9 @@ def _test_filter(name):
     return name.replace(",", "\\,")  # doctest splits a filter at commas (as HaloSections.cmake escapes)
 
 
-def _build_section(procs, recipe, exercises, scratch):
-    """The worker of one section built from `exercises`; (worker path, None) or (None, output)."""
+def _build_section(procs, recipe, exercises, scratch, pch_dir):
+    """The worker of one section built from `exercises`; (worker path, None) or (None, output).
+    `pch_dir`: the harness's precompiled grader headers, shared by every submission."""
     s = recipe.section
     sid = s.id.replace(".", "_")
     objects_dir = scratch / "objects" / sid
@@ -98,7 +99,8 @@ def _build_section(procs, recipe, exercises, scratch):
         obj = objects_dir / f"{kernel}.o"
         argv = [a.format(folder=folder, object=obj, wrapper=wrapper) for a in template]
         kernel_files = [x for k in s.kernels for x in ("--kernel-file", str(folder / k))]
-        status, out, _ = procs.run([sys.executable, str(LAUNCHER), *kernel_files, "--", *argv], cwd=objects_dir)
+        status, out, _ = procs.run([sys.executable, str(LAUNCHER), *kernel_files, "--pch-dir", str(pch_dir),
+                                    "--", *argv], cwd=objects_dir)
         output.append(out)
         if status != 0:
             return None, "".join(output) or "the compiler stopped without a message"
@@ -177,7 +179,8 @@ def grade(procs, harness, chapter, sections, exercises, scratch, seed, isolation
             tests += untouched_stubs.results_of(s.id, recipe.tests, untouched[s.id], str(exercises / s.folder),
                                                 harness.root)
             continue
-        worker, build_output = _build_section(procs, recipe, exercises, scratch)
+        worker, build_output = _build_section(procs, recipe, exercises, scratch,
+                                              harness.build_dir / kernel_pch.FOLDER)
         if worker is None:
             failures[s.id] = build_output
             tests += _not_built(recipe)
