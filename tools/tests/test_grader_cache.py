@@ -46,11 +46,11 @@ class GraderCache(unittest.TestCase):
         env.start()
         self.addCleanup(env.stop)
 
-    def _built(self, root: Path, libs_value="", holding=b"") -> Path:
-        """A grade build of `root` that built its libraries (each holding `holding`)."""
-        build = root / "build" / "grade"
+    def _built(self, root: Path, libs_value="", holding=b"", mode="grade") -> Path:
+        """A build of `root` in `mode` that built its libraries (each holding `holding`)."""
+        build = root / "build" / mode
         (build / "grader").mkdir(parents=True)
-        (build / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={root}\nHALO_MODE:STRING=grade\n"
+        (build / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={root}\nHALO_MODE:STRING={mode}\n"
                                               f"{grader_cache.CMAKE_VAR}:PATH={libs_value}\n")
         for name in grader_cache.LIBRARIES:
             (build / "grader" / f"lib{name}.a").write_bytes(b"!<arch>\n" + name.encode() + holding)
@@ -92,6 +92,15 @@ class GraderCache(unittest.TestCase):
         self.assertFalse(grader_cache.publish(self.tc, self._built(b)), "published once")
         (b / "grader/cpu/scheduler.cpp").write_text("// changed\n")
         self.assertEqual(grader_cache.libraries_for(b, self.tc, b / "build" / "grade"), "", "changed sources: build")
+
+    def test_the_check_s_own_build_publishes_for_the_trees_it_makes(self):
+        a, b = _tree(self.tmp / "a"), _tree(self.tmp / "b")
+        self.assertTrue(grader_cache.publish(self.tc, self._built(a, mode="check")))
+        self.assertEqual(grader_cache.libraries_for(b, self.tc, b / "build" / "grade"),
+                         str(self.cache / grader_cache.key(a, self.tc)))
+        c = _tree(self.tmp / "c")
+        (c / "grader/cpu/scheduler.cpp").write_text("// other sources: a key of their own\n")
+        self.assertFalse(grader_cache.publish(self.tc, self._built(c, mode="another")), "only grade and check builds")
 
     def test_a_tree_that_built_its_own_keeps_them(self):
         a = _tree(self.tmp / "a")

@@ -41,6 +41,7 @@ def run(root, build_dir=None):
     if not build.build_all(tc, build_dir):
         print("halo check: the build failed (output above)", file=sys.stderr)
         return 1
+    grader_cache.publish(tc, build_dir)  # the trees the project tests make import these (none builds them again)
     # Two CTest runs: everything but the answers, then the answers, some of which are compared
     # with what the first run measured. CTest lists skipped and failed tests after each
     # summary, so the two summaries are added up in CTest's words on the last line.
@@ -89,9 +90,10 @@ def _python_for_children():
 
 def _grader_libraries_once(build_dir):
     """The project tests make some eight trees of this commit and grade each (clones, releases,
-    the class harness, the Gradescope fake root): the first grade build publishes the grader's
-    libraries, the others import them (core/grader_cache.py). Emptied first: one build per check,
-    from this check's sources."""
+    the class harness, the Gradescope fake root): the check's own build publishes the grader's
+    libraries, and every tree whose inputs are the same imports them (core/grader_cache.py; a
+    release, whose chapters differ, builds and publishes its own). Emptied first: one build per
+    check, from this check's sources."""
     cache = build_dir / "grader-cache"
     shutil.rmtree(cache, ignore_errors=True)
     cache.mkdir(parents=True)
