@@ -2,13 +2,16 @@
 chapter's #defines), precompiled once per build folder and set of compile options, for the
 compile launcher (compile_sandboxed.py).
 
-Those headers are most of a kernel file's compile: the dialect brings <cmath>, <cstdio>, <atomic>
-and the runtime's declarations, and a small kernel's IR compile spent about two thirds of its time
-reading them. Precompiled, the compile reads them once per build (validate.py does the same for the
-unit suite's compiles, and keeps the IR byte for byte the same). The header is made in the sandbox
-like every compile, written under another name and renamed into place, so a compile never reads a
-half-written one; clang itself refuses one whose options or headers differ, and the launcher then
-compiles as text (and drops the stale header, for the next compile to make again).
+The dialect brings <cmath>, <cstdio>, <atomic> and the runtime's declarations: reading them was
+most of a small kernel file's compile (docs/results/check-times.md; validate.py precompiles them
+for the unit suite's compiles alike). Precompiled, a build reads them once. The IR's code, the
+source line of every instruction and the validator's findings are those of the headers read as
+text (checked over every solution, known-wrong and learner kernel; only metadata is numbered
+differently). The header is made in the sandbox like every compile, written under another name
+and renamed into place, so a compile never reads a half-written one; clang itself refuses one
+whose options or headers differ, and the launcher then compiles as text (and drops the stale
+header, for the next compile to make again). Its folder is the build's (or the class harness's,
+shared by the submissions it grades, as its judges are).
 """
 from __future__ import annotations
 
@@ -19,9 +22,7 @@ import tempfile
 from pathlib import Path
 
 from . import sandbox
-
-# What the build's wrapper includes before a kernel file (grader/cmake/HaloSections.cmake).
-WRAPPER_INCLUDES = ('#include "halo/cpu/cuda_dialect.hpp"', '#include "halo/chapter_defines.hpp"')
+from .validate import WRAPPER_INCLUDES
 FOLDER = "kernel-headers-pch"  # its name in a build folder (the launcher's --pch-dir)
 # Options of one compile that are no part of the header's: its output, its dependency file, its
 # overlay of the kernel files (each compile has its own).
@@ -34,14 +35,14 @@ def header_options(compiler, source, kernel_dirs=()):
     kernel files' own folders (-I), so that no file of a submission can stand in for a header the
     grader's include (a folder's `cmath` for <cmath>), and one header serves every section and,
     in grade-class, every submission."""
-    skip_dirs = {f"-I{d}" for d in kernel_dirs}
+    skip_dirs = {os.path.normpath(d) for d in kernel_dirs}
     out, k = [], 0
     while k < len(compiler):
         a = compiler[k]
         if a in _OWN_WITH_VALUE:
             k += 2
             continue
-        if a not in _OWN and a != source and a not in skip_dirs:
+        if a not in _OWN and a != source and not (a.startswith("-I") and os.path.normpath(a[2:]) in skip_dirs):
             out.append(a)
         k += 1
     return out
@@ -64,7 +65,8 @@ def precompiled(compiler, source, read_only, folder, kernel_dirs=()):
     options = header_options(compiler, source, kernel_dirs)
     key = hashlib.sha256("\0".join(options).encode() + b"\0" + _headers(options)).hexdigest()[:24]
     folder = Path(folder)
-    read_only = {p for p in read_only if p not in kernel_dirs}
+    kernel_dirs = {os.path.normpath(d) for d in kernel_dirs}
+    read_only = {p for p in read_only if os.path.normpath(p) not in kernel_dirs}
     pch = folder / f"{key}.pch"
     if pch.is_file():
         return str(pch)
