@@ -41,7 +41,7 @@ def run(root, build_dir=None):
     if not build.build_all(tc, build_dir):
         print("halo check: the build failed (output above)", file=sys.stderr)
         return 1
-    grader_cache.publish(tc, build_dir)  # the trees the project tests make import these (none builds them again)
+    grader_cache.publish(tc, build_dir)  # the project tests' trees of the same inputs import these
     # Two CTest runs: everything but the answers, then the answers, some of which are compared
     # with what the first run measured. CTest lists skipped and failed tests after each
     # summary, so the two summaries are added up in CTest's words on the last line.
