@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core import build, grader_cache, toolchain
+from . import test_tools
 
 SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
 
@@ -21,27 +22,18 @@ def run(root, build_dir=None):
     tc = toolchain.ensure()
     print(f"halo check: clang {tc.cxx}, cmake {tc.cmake}, nvcc {tc.nvcc or 'not found'}", flush=True)
     # The tools' own tests render every handout (PDF included) and the docs site, and open the
-    # site in a headless browser: install what they need first, with its messages here.
-    from ..site import docs_site
-    from ..course import handout
-    from ..core import pydeps
-    if not handout.ensure_dependencies(pdf=True) or not docs_site.ensure_dependencies():
-        print("halo check: the handout or docs-site tools could not be installed (message above)", file=sys.stderr)
+    # site in a headless browser: what they need is installed beside the configure and the build
+    # (test_tools.py), and its messages are printed before CTest starts.
+    tools = test_tools.Background()
+    try:
+        code = _build(root, build_dir, tc)
+    except BaseException:
+        tools.stop()
+        raise
+    if not tools.finish():
         return 2
-    pydeps.ensure_apt(["chromium"], "a headless browser for the docs site's test")
-    extra = {}
-    if tc.nvcc:
-        extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
-    if not build.configure(root, build_dir, tc, "check", extra=extra):
-        return 2
-    # The stubs of the last commit (a configure writes them too, but only when CMake re-runs).
-    if subprocess.run([sys.executable, str(root / "workbook"), "internal", "write-committed-stubs",
-                       "--out", str(build_dir / "committed" / "exercises")]).returncode != 0:
-        return 2
-    if not build.build_all(tc, build_dir):
-        print("halo check: the build failed (output above)", file=sys.stderr)
-        return 1
-    grader_cache.publish(tc, build_dir)  # the project tests' trees of the same inputs import these
+    if code != 0:
+        return code
     # Two CTest runs: everything but the answers, then the answers, some of which are compared
     # with what the first run measured. CTest lists skipped and failed tests after each
     # summary, so the two summaries are added up in CTest's words on the last line.
@@ -68,6 +60,24 @@ def run(root, build_dir=None):
     print(f"\n{100 * (total - failed) // max(total, 1)}% tests passed, {failed} tests failed out of {total}")
     sys.stdout.flush()
     return code
+
+
+def _build(root, build_dir, tc) -> int:
+    """The configure and the build; 0, or the check's exit status."""
+    extra = {}
+    if tc.nvcc:
+        extra["HALO_SANITIZER_ROOT"] = toolchain.sanitizer_api(root, tc.nvcc)
+    if not build.configure(root, build_dir, tc, "check", extra=extra):
+        return 2
+    # The stubs of the last commit (a configure writes them too, but only when CMake re-runs).
+    if subprocess.run([sys.executable, str(root / "workbook"), "internal", "write-committed-stubs",
+                       "--out", str(build_dir / "committed" / "exercises")]).returncode != 0:
+        return 2
+    if not build.build_all(tc, build_dir):
+        print("halo check: the build failed (output above)", file=sys.stderr)
+        return 1
+    grader_cache.publish(tc, build_dir)  # the project tests' trees of the same inputs import these
+    return 0
 
 
 def _python_for_children():
