@@ -325,7 +325,7 @@ class AutograderZip(unittest.TestCase):
             modes = {i.filename: (i.external_attr >> 16) for i in z.infolist()}
         self.assertGreater(count, 50)
         for name in ("setup.sh", "run_autograder", "halo/workbook", "halo/chapters/manifest.toml",
-                     "halo/tools/halo/course/autograder/take_submission.py", "halo/tools/halo/course/export_gradescope.py"):
+                     "halo/tools/halo/course/autograde.py", "halo/tools/halo/course/export_gradescope.py"):
             self.assertIn(name, names)
         for name in ("setup.sh", "run_autograder", "halo/workbook"):
             self.assertTrue(modes[name] & stat.S_IXUSR, name)
@@ -333,41 +333,43 @@ class AutograderZip(unittest.TestCase):
         export_autograder.extract(out, self.tmp / "x")
         self.assertTrue(os.access(self.tmp / "x" / "run_autograder", os.X_OK))
 
-    def _fake_root(self, workbook):
-        """A fake /autograder whose Halo is a stand-in `workbook` script (grading is not run)."""
+    def _fake_root(self):
+        """A fake /autograder with Halo's tools, chapters, stubs and launcher (nothing built)."""
         root = self.tmp / "autograder"
         halo = root / "source" / "halo"
         shutil.copytree(REPO_ROOT / "tools" / "halo", halo / "tools" / "halo",
                         ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO_ROOT / "chapters", halo / "chapters")
         shutil.copytree(stubs(), halo / "exercises")
-        (halo / "workbook").write_text(workbook)
-        (halo / "workbook").chmod(0o755)
+        shutil.copy(REPO_ROOT / "workbook", halo / "workbook")
         shutil.copy(export_autograder.TEMPLATES / "run_autograder", root / "run_autograder")
         (root / "submission").mkdir()
         return root
 
     def test_run_autograder_writes_results_even_when_grading_crashes(self):
-        root = self._fake_root("#!/bin/sh\necho 'Traceback: grading exploded' >&2\nexit 1\n")
+        root = self._fake_root()
+        not_a_folder = self.tmp / "build-is-a-file"
+        not_a_folder.write_text("")  # the grade breaks on its first step with a traceback
+        p = subprocess.run([str(root / "run_autograder")], cwd=root, capture_output=True, text=True,
+                           env=dict(os.environ, AUTOGRADER_ROOT=str(root), HALO_AUTOGRADER_BUILD=str(not_a_folder)))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads((root / "results" / "results.json").read_text())
+        self.assertEqual(validate(doc), [])
+        self.assertEqual(doc["score"], 0)
+        self.assertIn("halo autograde: grading broke", doc["output"])
+        self.assertIn("NotADirectoryError", doc["output"])
+        self.assertEqual(doc["output"].count("Files graded"), 1, doc["output"])  # the note, once
+
+    def test_run_autograder_writes_results_when_halo_itself_does_not_start(self):
+        root = self._fake_root()
+        (root / "source" / "halo" / "workbook").write_text("#!/bin/sh\necho 'Traceback: halo exploded' >&2\nexit 1\n")
         p = subprocess.run([str(root / "run_autograder")], cwd=root, capture_output=True, text=True,
                            env=dict(os.environ, AUTOGRADER_ROOT=str(root)))
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads((root / "results" / "results.json").read_text())
         self.assertEqual(validate(doc), [])
         self.assertEqual(doc["score"], 0)
-        self.assertIn("grading exploded", doc["output"])
-        self.assertIn("Files graded", doc["output"])
-
-    def test_run_autograder_hands_the_grade_run_to_the_export(self):
-        # The stand-in records its arguments and writes the results the export would.
-        root = self._fake_root("#!/bin/sh\necho \"$@\" >> \"$AUTOGRADER_ROOT/calls\"\n"
-                               "case \"$1\" in export) echo '{\"score\": 3, \"tests\": []}' > \"$6\";; esac\n")
-        subprocess.run([str(root / "run_autograder")], cwd=root, capture_output=True, text=True,
-                       env=dict(os.environ, AUTOGRADER_ROOT=str(root)), check=True)
-        calls = (root / "calls").read_text().splitlines()
-        self.assertTrue(calls[0].startswith(f"grade --exercises {root}/halo-work/exercises --build-dir"), calls)
-        self.assertTrue(calls[1].startswith("export gradescope --results"), calls)
-        self.assertEqual(json.loads((root / "results" / "results.json").read_text())["score"], 3)
+        self.assertIn("halo exploded", doc["output"])
 
 
 if __name__ == "__main__":
