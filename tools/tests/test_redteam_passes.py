@@ -101,18 +101,19 @@ class WithoutBubblewrap(unittest.TestCase):
             judge = Path(cwd) / "halo-work" / "build" / "judge"
             found.append(judge.read_text() if judge.exists() else None)
             judge.parent.mkdir(parents=True, exist_ok=True)
-            judge.write_text("built")
+            judge.write_text(f"built by grade {len(found)}")
             return redteam.Outcome(score=0.0)
         runner.grade_once = grade
         runner.baseline_report = lambda *a: None
         runner._run_autograder([], [], "self", zip_path)
         zip_path.unlink()  # the later pass must not need it: it starts from the built root
-        (work / "autograder.pristine" / "halo-work" / "build" / "judge").write_text("the first pass's build")
+        # What a grade after the first pass's stub baseline left is put back (tree_reset.py).
+        (work / "autograder" / "halo-work" / "build" / "judge").write_text("left by an attack")
         runner._run_autograder([], [], "self", zip_path, sandbox=redteam.FALLBACK_SANDBOX)
         self.assertNotIn("HALO_SANDBOX", envs[0])
         self.assertEqual(envs[1]["HALO_SANDBOX"], "rlimits-only")
         self.assertEqual(envs[1]["AUTOGRADER_ROOT"], envs[0]["AUTOGRADER_ROOT"], "one fake root: the build is warm")
-        self.assertEqual(found, [None, "the first pass's build"])
+        self.assertEqual(found, [None, "built by grade 1"])
 
 if __name__ == "__main__":
     unittest.main()

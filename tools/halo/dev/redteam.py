@@ -94,6 +94,7 @@ except ModuleNotFoundError:  # Python 3.9, 3.10
 
 from ..course import class_submissions
 from .background_removal import BackgroundRemoval
+from .tree_reset import TreeResets
 
 ROOT = Path(__file__).resolve().parents[3]
 REDTEAM_DIR = Path("grader") / "redteam"
@@ -733,6 +734,7 @@ class Runner:
         self.listener = None
         # The trees a reset replaces, removed while the next grade runs (background_removal.py).
         self.removal = BackgroundRemoval(work / "discarded")
+        self.resets = TreeResets(self.removal.discard)  # each grade's tree put back, only what it changed
         self.lines = []  # (ok, text)
         self.private_tmp = self._private_tmp_possible() if args.tmp in ("auto", "private") else False
         if args.tmp == "private" and not self.private_tmp:
@@ -1163,11 +1165,12 @@ class Runner:
         ag = self.work / "autograder"
         pristine = ag.with_name(ag.name + ".pristine")
         if self.built_root and pristine.exists():
-            _copy_tree(pristine, ag, self.removal.discard)
+            self.resets.reset(pristine, ag)
             if self.is_root:
                 uid = NOBODY if user == "nobody" else 0
                 subprocess.run(["chown", "-R", f"{uid}:{uid}", str(ag)], check=True)
             _copy_tree(ag, pristine, self.removal.discard)  # each grade of the pass starts from this
+            self.resets.same(pristine, ag)
             return ag
         self.built_root = True
         for p in (ag, pristine):
@@ -1190,7 +1193,7 @@ class Runner:
                         slug=None) -> Outcome:
         pristine = ag.with_name(ag.name + ".pristine")
         if pristine.exists():
-            _copy_tree(pristine, ag, self.removal.discard)
+            self.resets.reset(pristine, ag)
         sub = ag / "submission"
         _remove(sub)
         self._lay_attack(entry, sub)
@@ -1306,22 +1309,23 @@ class Runner:
         build = self.work / "build"
         build_pristine = self.work / "build.pristine"
         if build_pristine.exists():  # a kept work folder: start from the last clean build, not the last attack's
-            _copy_tree(build_pristine, build, self.removal.discard)
+            self.resets.reset(build_pristine, build)
         for section in sorted({a.section for a in attacks} | {c.section for c in controls}):
             out = self.grade_mode(None, section)
             self.grade_baselines[section] = out
             self.baseline_report(f"stub {section}", label, out)
         if build.exists():
-            _copy_tree(build, build_pristine)
+            _copy_tree(build, build_pristine, self.removal.discard)
+            self.resets.same(build_pristine, build)
         for c in controls:
             if build_pristine.exists():
-                _copy_tree(build_pristine, build, self.removal.discard)
+                self.resets.reset(build_pristine, build)
             out = self.grade_mode(c, c.section)
             self.control_outcomes[(label, c.name)] = out
             self.control_report(c, label, out, self.grade_baselines.get(c.section))
         for a in attacks:
             if build_pristine.exists():
-                _copy_tree(build_pristine, build, self.removal.discard)
+                self.resets.reset(build_pristine, build)
             out = self.grade_mode(a, a.section)
             if a.baseline == STUB:
                 base, base_name = self.grade_baselines.get(a.section), f"stub {a.section}"
@@ -1360,6 +1364,7 @@ class Runner:
         base = self.autograder_mode(ag, user, None, "", pass_env, slug)
         self.baseline_report("stub", label, base)
         _copy_tree(ag, ag.with_name(ag.name + ".pristine"), self.removal.discard)
+        self.resets.same(ag.with_name(ag.name + ".pristine"), ag)
         for c in controls:
             out = self.autograder_mode(ag, user, c, c.section, pass_env, slug)
             self.control_outcomes[(label, c.name)] = out
