@@ -92,8 +92,10 @@ try:
 except ModuleNotFoundError:  # Python 3.9, 3.10
     import tomli as tomllib  # type: ignore
 
+from ..core import grader_cache
 from ..course import class_submissions
 from .background_removal import BackgroundRemoval
+from . import tree_reset
 from .tree_reset import TreeResets
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -748,6 +750,8 @@ class Runner:
         self.grade_baselines = {}  # section -> Outcome
         self.built_root = False  # whether an autograder pass of this run has made the fake root
         self.control_outcomes = {}  # (mode key, control name) -> Outcome
+        self.grader_cache = None  # the red team's own copy of the grader's libraries (_lay_grader_cache)
+        self.grader_cache_state = {}
 
     # ------------------------------------------------------------ set-up
 
@@ -799,6 +803,27 @@ class Runner:
         help_text = subprocess.run([sys.executable, str(self.checkout / "workbook"), "grade", "--help"],
                                    capture_output=True, text=True, cwd=self.checkout).stdout
         self.student_flag = "--student" in help_text
+        self._lay_grader_cache()
+
+    def _lay_grader_cache(self):
+        """The grader's libraries for every tree this run grades in (core/grader_cache.py): a
+        copy of the check's (HALO_GRADER_CACHE), else empty (the first baseline's build fills it).
+        The copy belongs to the runner and to no grade: files of the runner's user, which neither
+        a worker nor, in the nobody passes, a grade can write, and listed (lstat, change times
+        included: tree_reset.listing) around every grade, like the checkout. A grade that
+        changes it fails, and the copy is laid again before the next."""
+        if self.grader_cache is None:
+            self.grader_cache_source = os.environ.get(grader_cache.ENV)
+        self.grader_cache = self.work / "grader-cache"
+        _remove(self.grader_cache)
+        source = self.grader_cache_source
+        if source and Path(source).is_dir():
+            shutil.copytree(source, self.grader_cache, symlinks=True,
+                            ignore=shutil.ignore_patterns(".staging-*"))
+        else:
+            self.grader_cache.mkdir(parents=True)
+        self.grader_cache.chmod(0o755)
+        self.grader_cache_state = tree_reset.listing(self.grader_cache)
 
     def _compile_tools(self, tree: Path):
         """Bytecode of the Python under `tree` (the checkout's tools/, the fake root's source), beside its sources (__pycache__, ignored by git),
@@ -978,6 +1003,14 @@ class Runner:
             left += self.take_private_leftovers()
         for d in left[:8]:
             out.problems.append(d.replace("left //", "left /"))
+        if self.grader_cache:
+            cache_now = tree_reset.listing(self.grader_cache)
+            if cache_now != self.grader_cache_state:
+                if adopt:  # a baseline's build published the libraries the later grades import
+                    self.grader_cache_state = cache_now
+                else:
+                    out.problems.append("changed the grader's library cache, which the next grades import")
+                    self._lay_grader_cache()
         if extra_state:
             changed = _differences(extra_before, extra_state(), "")
             for c in changed[:8]:
@@ -1008,12 +1041,11 @@ class Runner:
         env = dict(os.environ)
         env.update({"HALO_COURSE_SECRET": COURSE_SECRET, "HALO_SEED": self.seed, "NO_COLOR": "1",
                     "PYTHONDONTWRITEBYTECODE": "1"})
-        # HALO_GRADER_CACHE (./workbook check's one build of the grader's libraries) is not for
-        # hostile submissions: without bubblewrap a worker could rewrite a library the next
-        # grade imports, where the fake root's own build is put back before every grade.
-        for k in ("PYTHONPYCACHEPREFIX", "HALO_GRADER_CACHE", "HALO_REPORT_DIR", "AUTOGRADER_ROOT",
+        for k in ("PYTHONPYCACHEPREFIX", grader_cache.ENV, "HALO_REPORT_DIR", "AUTOGRADER_ROOT",
                   "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD"):
             env.pop(k, None)
+        if self.grader_cache:  # never the check's own: the runner's copy, checked around every grade
+            env[grader_cache.ENV] = str(self.grader_cache)
         if uid not in (None, 0) and uid != os.geteuid():
             home = self.work / f"home-{uid}"
             home.mkdir(exist_ok=True)
