@@ -100,11 +100,13 @@ def inspect(cache_dir=None):
     return tc
 
 
-def apt_get_install(prefix, packages):
+def apt_get_install(prefix, packages, recommends=True):
     """apt-get update and install `packages` (prefix: from can_install()); False, after printing
-    apt's output and the one command to run by hand, when either step fails."""
+    apt's output and the one command to run by hand, when either step fails. `recommends=False`:
+    only what the packages depend on (apt's --no-install-recommends)."""
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for cmd in (prefix + ["apt-get", "update", "-q"], prefix + ["apt-get", "install", "-y", "-q"] + list(packages)):
+    install = ["apt-get", "install", "-y", "-q"] + ([] if recommends else ["--no-install-recommends"])
+    for cmd in (prefix + ["apt-get", "update", "-q"], prefix + install + list(packages)):
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stdout[-3000:] + p.stderr[-3000:], file=sys.stderr)
@@ -141,7 +143,9 @@ def ensure(quiet=False, cache_dir=None):
                   "Boost.Context and doctest (macOS: brew install llvm cmake ninja boost doctest).", file=sys.stderr)
         sys.exit(2)
     print(f"halo: installing {what} ({' '.join(packages)}) with apt-get...", flush=True)
-    if not apt_get_install(prefix, packages):
+    # Only what the grader runs: clang-14's recommended llvm-14-dev and cmake's compilers, among
+    # others, about doubled the Dev Container's image (1.9 GB) and its build's time.
+    if not apt_get_install(prefix, packages, recommends=False):
         sys.exit(2)
     tc = inspect()
     if tc.missing:
