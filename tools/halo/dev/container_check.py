@@ -82,6 +82,13 @@ def sandbox_problems(what, output, isolation):
     return []
 
 
+def _image_id(tag):
+    """The id of the image `tag` names, or None."""
+    p = subprocess.run(container_base.PODMAN + ["image", "inspect", "--format", "{{.Id}}", tag],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
+
+
 def _timed(cmd, what):
     """(exit status, output, seconds) of a podman step, its output shown as it comes."""
     print(f"halo check --container: {what}", flush=True)
@@ -114,10 +121,13 @@ def run(root, arch, build_dir=None):
         print("halo check --container: FAILED: the last commit has no .devcontainer/Containerfile", file=sys.stderr)
         return 1
     tag = f"{IMAGE}:{platform}"
+    previous = _image_id(tag)
     code, out, build_s = _timed(build_command(repo, platform, base, tag), f"building {tag} for linux/{platform}")
     if code != 0:
         print(f"halo check --container: FAILED: podman build exited {code} (output above)", file=sys.stderr)
         return 1
+    if previous and previous != _image_id(tag):  # the last run's image, untagged now: 1.2 GB a run otherwise
+        subprocess.run(container_base.PODMAN + ["rmi", previous], capture_output=True)
 
     problems, times = [], {"image build": build_s}
     code, out, _ = _timed(container_base.PODMAN + ["run", "--rm", "--platform", f"linux/{platform}",
