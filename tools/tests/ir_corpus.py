@@ -63,11 +63,12 @@ def compile_one(path: Path):
 
 def modules(workers: int | None = None, then=None) -> dict[str, list[tuple]]:
     """The corpus compiled: origin -> [(kernel file, IR text or None)], or with `then` (a function
-    of an IR text) [(kernel file, IR text or None, then(IR) or None)]: each file's next step runs
-    in the same worker as its compile, so one file's compile overlaps another's step."""
+    of the kernel file and its IR text) [(kernel file, IR text or None, then(file, IR) or None)]:
+    each file's next steps run in the same worker as its compile, so one file's compile overlaps
+    another's steps, and every test of the corpus shares its one compile of each file."""
     def one(path):
         path, ir = compile_one(path)
-        return (path, ir) if then is None else (path, ir, None if ir is None else then(ir))
+        return (path, ir) if then is None else (path, ir, None if ir is None else then(path, ir))
     files = kernel_files()
     with ThreadPoolExecutor(max_workers=workers or cpus.usable_cpus()) as pool:
         return {origin: list(pool.map(one, paths)) for origin, paths in files.items()}

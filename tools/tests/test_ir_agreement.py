@@ -6,7 +6,7 @@ import textwrap
 import unittest
 from pathlib import Path
 
-from halo.core import ir_agreement, llvm_reader, validate
+from halo.core import ir_agreement, llvm_reader, pasted_names, validate
 from tests import ir_corpus
 from tests.helpers import REPO_ROOT
 
@@ -23,10 +23,25 @@ needs_llvm = unittest.skipUnless(validate.find_clang() and _llvm_available(), "c
 KERNEL = REPO_ROOT / "solutions" / "7.2-basic-1d" / "convolution_1d_basic.cu"
 
 
+def _both_readers_and_the_validator(path, ir):
+    """What the corpus's tests ask of each compiled file: the two readers' differences, and the
+    validator's findings as validate_file gives them (the source layer first)."""
+    text = path.read_text(errors="replace")
+    if pasted_names.needed(text):  # a second compile of its own, as the sandboxed build makes
+        findings = validate.validate_file(path)
+    else:
+        findings = validate.validate_source(path, text) or validate.validate_ir(path, ir, validate.ALLOWED_FUNCTIONS)
+    return ir_agreement.check(ir, validate), findings
+
+
 @needs_llvm
 class Corpus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.modules = ir_corpus.modules(then=_both_readers_and_the_validator)  # each file compiled once
+
     def test_the_readers_agree_on_every_kernel_file_of_the_project(self):
-        modules = ir_corpus.modules(then=lambda ir: ir_agreement.check(ir, validate))
+        modules = self.modules
         counts = {origin: sum(ir is not None for _, ir, _ in ms) for origin, ms in modules.items()}
         print(f"\nIR modules compared with LLVM's reading: {counts}, {sum(counts.values())} in all")
         for origin in ("solutions", "exercises", "wrong", "learners"):  # all of these compile
@@ -34,10 +49,26 @@ class Corpus(unittest.TestCase):
             self.assertTrue(counts[origin], origin)
         self.assertGreaterEqual(counts["redteam"], 20)
         for origin, ms in modules.items():
-            for path, ir, differences in ms:
-                if ir is not None:
-                    with self.subTest(f"{origin}: {path}"):
-                        self.assertEqual(differences, [])
+            for path, ir, (differences, _) in filter(lambda m: m[1] is not None, ms):
+                with self.subTest(f"{origin}: {path}"):
+                    self.assertEqual(differences, [])
+
+    def test_the_known_wrong_kernels_are_clean(self):
+        # grader/wrong/*.toml: the common mistakes, one-line changes to the reference kernels,
+        # which `./workbook check` builds; validation must let every one through. (The same
+        # holds for the reference solutions and stubs: test_validate.IrLayer.)
+        wrong = self.modules["wrong"]
+        self.assertGreater(len(wrong), 50)
+        for path, ir, result in wrong:
+            with self.subTest(str(path)):
+                self.assertIsNotNone(ir, "does not compile")
+                self.assertEqual(result[1], [])
+
+    def test_control_a_refused_file_of_the_corpus_has_findings(self):
+        # The red team's attempts are mostly files the validator refuses: the findings above are
+        # read from the same place, and are not empty for those.
+        refused = [path for path, ir, result in self.modules["redteam"] if ir is not None and result[1]]
+        self.assertGreaterEqual(len(refused), 10)
 
 
 @needs_llvm
