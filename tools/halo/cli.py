@@ -363,7 +363,7 @@ def _chapter(root, checked_in=None):
 def _internal(root, args):
     if args.internal == "autograde":  # before the imports below: a submission's run pays only for its own
         from .course import autograde
-        return autograde.run(root, args.root, args.work, args.build, args.results, args.started)
+        return autograde.run(root, args.root, args.work, args.build, args.results, args.started, main)
     from .core import answers, answers_phase, cpp_header
     from .core import wrong_kernels
     from .dev import expect_failure

@@ -71,8 +71,8 @@ def who(metadata: Path, roster: Path, notes: Path) -> str:
     return student
 
 
-def run(root, ag_root, work, build, results, started) -> int:
-    from ..cli import main
+def run(root, ag_root, work, build, results, started, main) -> int:
+    """`main`: the command line's (halo.cli.main), which runs the grade and the export."""
     root, ag_root, work, build, results = (Path(p) for p in (root, ag_root, work, build, results))
     notes = work / "submission.txt"
     if _step("taking the submission", lambda: take(root, ag_root / "submission", work / "exercises", notes)) != 0:

@@ -29,8 +29,10 @@ class Background:
     (not woven into the build's lines), and returns whether it succeeded."""
 
     def __init__(self, command=None):
-        command = command or [sys.executable, "-m", "halo.dev.test_tools"]
-        self.proc = subprocess.Popen(command, cwd=TOOLS,
+        # From the repository's root, as the check runs: the installers name their folders from there.
+        command = command or [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                              "from halo.dev import test_tools; sys.exit(0 if test_tools.ensure() else 1)", str(TOOLS)]
+        self.proc = subprocess.Popen(command, cwd=TOOLS.parent,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def finish(self) -> bool:
