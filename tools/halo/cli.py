@@ -353,7 +353,10 @@ def _students(args):
 
 
 def _chapter(root, checked_in=None):
-    from .core.chapter_data import ChapterError, load_chapter
+    from .core.chapter_data import CHECKED_IN_ENV, ChapterError, load_chapter
+    # A build folder that remembers the chapter it last checked (load_chapter): grade's own, or
+    # the one a caller names for its commands (./workbook check for its tests, the autograder).
+    checked_in = checked_in or os.environ.get(CHECKED_IN_ENV) or None
     try:
         return load_chapter(Path(root), checked_in)
     except ChapterError as e:

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from halo.course import autograde
 
@@ -30,7 +31,7 @@ class OneProcess(unittest.TestCase):
 
     def run_it(self, main):
         out = io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), mock.patch.dict("os.environ"):
             code = autograde.run(self.halo, self.tmp, self.work, self.work / "build", self.tmp / "results.json", 0, main)
         return code, out.getvalue()
 

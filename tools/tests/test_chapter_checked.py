@@ -45,6 +45,21 @@ class CheckedOnce(unittest.TestCase):
         self.assertTrue((self.build / chapter_data.CHECKED_FILE).is_file())
         self.assertEqual(self.checks_run(self.build), 0)
 
+    def test_a_command_line_process_takes_the_folder_from_its_environment(self):
+        # ./workbook check names its build folder for its tests' commands (cli._chapter).
+        from halo import cli
+        def loads():
+            with unittest.mock.patch.object(chapter_data, "_check_vary", wraps=chapter_data._check_vary) as spy:
+                cli._chapter(self.root)
+            return spy.call_count
+        with unittest.mock.patch.dict("os.environ", {chapter_data.CHECKED_IN_ENV: str(self.build)}):
+            self.assertGreater(loads(), 0)
+            self.assertEqual(loads(), 0)
+        with unittest.mock.patch.dict("os.environ"):
+            import os
+            os.environ.pop(chapter_data.CHECKED_IN_ENV, None)
+            self.assertGreater(loads(), 0)  # the control: without it, every load checks
+
     def test_without_a_folder_it_is_checked_every_time(self):
         self.assertGreater(self.checks_run(None), 0)
         self.assertGreater(self.checks_run(None), 0)

@@ -14,6 +14,7 @@ not be laid out or the export failed."""
 import contextlib
 import importlib.util
 import io
+import os
 import sys
 import time
 import traceback
@@ -41,10 +42,10 @@ def _step(what, call) -> int:
 
 def take(root: Path, submission: Path, out: Path, notes: Path) -> int:
     """Step 1: the tree to grade, and the note (also printed)."""
-    from ..core.chapter_data import ChapterError, load_chapter
+    from ..core.chapter_data import CHECKED_IN_ENV, ChapterError, load_chapter
     from ..core.intake import take_submission
     try:
-        chapter = load_chapter(root)
+        chapter = load_chapter(root, os.environ.get(CHECKED_IN_ENV))
         lines = list(take_submission(chapter, submission, root / "exercises", out))
     except (ChapterError, OSError) as e:
         lines, code = [f"halo: {e}"], 1
@@ -75,6 +76,9 @@ def run(root, ag_root, work, build, results, started, main) -> int:
     """`main`: the command line's (halo.cli.main), which runs the grade and the export."""
     root, ag_root, work, build, results = (Path(p) for p in (root, ag_root, work, build, results))
     notes = work / "submission.txt"
+    # The chapter is checked once per build folder (as the grade does), not at each of this run's loads.
+    from ..core.chapter_data import CHECKED_IN_ENV
+    os.environ[CHECKED_IN_ENV] = str(build)
     if _step("taking the submission", lambda: take(root, ag_root / "submission", work / "exercises", notes)) != 0:
         return 1
     student = ""

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..core import build, grader_cache, toolchain
+from ..core import build, chapter_data, grader_cache, toolchain
 from . import test_tools
 
 SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
@@ -42,7 +42,9 @@ def run(root, build_dir=None):
     # What each known-wrong and learner kernel said, for `check --arch` to compare with.
     verdicts = build_dir / "verdicts"
     shutil.rmtree(verdicts, ignore_errors=True)
-    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_VERDICT_DIR=str(verdicts))
+    # The chapter checked once for the tests' commands, not once each (chapter_data.load_chapter).
+    env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_VERDICT_DIR=str(verdicts),
+               **{chapter_data.CHECKED_IN_ENV: str(build_dir)})
     totals, code = [0, 0], 0
     for selection in (["-LE", "^answers$"], ["-L", "^answers$"]):
         cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", build.jobs(), "--no-tests=error",
