@@ -202,3 +202,23 @@ class Answers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ParsedOnce(unittest.TestCase):
+    """A grade checks each question on its own: the file's bytes are parsed once, and each caller
+    gets a copy of its own (one that changes its copy changes nobody else's)."""
+
+    def test_one_parse_and_separate_copies(self):
+        from unittest import mock
+        from halo.core import answers
+        data = b'q1 = 3\nq2 = [1, 2]\n'
+        with mock.patch.object(answers, "loads_toml", wraps=answers.loads_toml) as parse:
+            first = answers.parse_answers_bytes(data, "x/answers.toml")
+            second = answers.parse_answers_bytes(data, "x/answers.toml")
+            first.values["q2"].append(99)
+            third = answers.parse_answers_bytes(data, "x/answers.toml")
+            answers.parse_answers_bytes(data + b"q3 = 1\n", "x/answers.toml")
+        self.assertEqual(parse.call_count, 2)  # the changed file is parsed again
+        self.assertEqual(second.values, {"q1": 3, "q2": [1, 2]})
+        self.assertEqual(third.values, {"q1": 3, "q2": [1, 2]})
+        self.assertEqual(third.lines, {"q1": 1, "q2": 2})

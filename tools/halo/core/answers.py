@@ -6,6 +6,7 @@ learning CUDA, not TOML. A wrong answer never reveals the expected value.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import datetime
 import difflib
@@ -256,7 +257,20 @@ def parse_answers(path, shown: Optional[str] = None) -> ParsedAnswers:
 
 def parse_answers_bytes(data: bytes, shown: str) -> ParsedAnswers:
     """parse_answers for bytes already read (within the same limit): a submission's file, which
-    the intake reads once, without following links."""
+    the intake reads once, without following links. A grade checks each question on its own, so
+    one file's bytes are parsed once and each caller gets its own copy."""
+    key = (data, shown)
+    if key not in _PARSED:
+        if len(_PARSED) >= 8:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = _parse_answers_bytes(data, shown)
+    return copy.deepcopy(_PARSED[key])
+
+
+_PARSED: dict = {}  # (bytes, shown) -> ParsedAnswers, the last few files parsed
+
+
+def _parse_answers_bytes(data: bytes, shown: str) -> ParsedAnswers:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
