@@ -96,7 +96,7 @@ from ..core import grader_cache
 from ..course import class_submissions
 from .background_removal import BackgroundRemoval
 from . import tree_reset
-from .tree_reset import TreeResets
+from .tree_reset import TreeResets, copy_tree as _copy_tree
 
 ROOT = Path(__file__).resolve().parents[3]
 REDTEAM_DIR = Path("grader") / "redteam"
@@ -548,13 +548,6 @@ def _restore(target: Path, pristine: Path, before: dict, after: dict):
             os.symlink(kind[5:], dst)
         elif src.exists():
             shutil.copy2(src, dst)
-
-
-def _copy_tree(src: Path, dst: Path, discard=None):
-    """cp -a (ownership, modes and times kept; what a warm build needs to stay warm). `discard`:
-    what takes the old `dst` away (the runner's BackgroundRemoval), else removed here."""
-    (discard or _remove)(dst)
-    subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
 
 
 def _hash(path: Path) -> Optional[str]:
@@ -1041,8 +1034,10 @@ class Runner:
         env = dict(os.environ)
         env.update({"HALO_COURSE_SECRET": COURSE_SECRET, "HALO_SEED": self.seed, "NO_COLOR": "1",
                     "PYTHONDONTWRITEBYTECODE": "1"})
+        # HALO_CHAPTER_CHECKED_IN: the check's record of its chapter is not a student's (the
+        # autograder names its own build folder).
         for k in ("PYTHONPYCACHEPREFIX", grader_cache.ENV, "HALO_REPORT_DIR", "AUTOGRADER_ROOT",
-                  "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD"):
+                  "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD", "HALO_CHAPTER_CHECKED_IN"):
             env.pop(k, None)
         if self.grader_cache:  # never the check's own: the runner's copy, checked around every grade
             env[grader_cache.ENV] = str(self.grader_cache)

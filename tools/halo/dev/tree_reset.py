@@ -34,6 +34,13 @@ def _remove(path: str):
         os.unlink(path)
 
 
+def copy_tree(src: Path, dst: Path, discard=None):
+    """cp -a (ownership, modes and times kept; what a warm build needs to stay warm). `discard`:
+    what takes the old `dst` away (the runner's BackgroundRemoval), else removed here."""
+    (discard or (lambda p: _remove(str(p))))(dst)
+    subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
+
+
 def _depth(rel: str) -> int:
     return rel.count(os.sep)
 
@@ -46,10 +53,9 @@ class TreeResets:
         self.known = {}         # target -> (pristine, listing)
 
     def copy(self, pristine: Path, target: Path):
-        """The whole tree, `cp -a` (owners, modes and times kept: a warm build stays warm)."""
+        """The whole tree (copy_tree)."""
         self.known.pop(target, None)
-        (self.discard or (lambda p: _remove(str(p))))(target)
-        subprocess.run(["cp", "-a", str(pristine), str(target)], check=True)
+        copy_tree(pristine, target, self.discard)
         self.same(pristine, target)
 
     def same(self, pristine: Path, target: Path):
@@ -63,13 +69,13 @@ class TreeResets:
             return
         before = self.known[target][1]
         now = listing(target)
-        for rel in sorted(set(now) - set(before), key=_depth, reverse=True):  # new: removed, deepest first
-            _remove(os.path.join(target, rel))
         changed = [rel for rel in before if now.get(rel) != before[rel]]
         try:
+            for rel in sorted(set(now) - set(before), key=_depth, reverse=True):  # new: removed, deepest first
+                _remove(os.path.join(target, rel))
             for rel in sorted(changed, key=_depth):  # parents first
                 self._copy_entry(os.path.join(pristine, rel), os.path.join(target, rel))
-        except OSError:  # something cp -a copies and this does not (a FIFO, a device): all of it
+        except OSError:  # what cannot be removed, or what cp -a copies and this does not (a FIFO): all of it
             self.copy(pristine, target)
             return
         # A folder's times move when an entry in it is added or removed: set them last, deepest first.
