@@ -9,8 +9,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from halo.core.chapter_data import load_chapter
-from halo.core.results import (answers_cell, collect, failure_message, parse_name, passed, print_summary, read_junit,
-                               read_loads)
+from halo.core.results import (answers_cell, collect, failure_message, parse_name, passed, print_summary, read_advice,
+                               read_junit, read_loads)
 from tests.helpers import REPO_ROOT
 
 DOCTEST_OUTPUT = """\
@@ -157,6 +157,23 @@ class Junit(unittest.TestCase):
 
     def test_no_loads(self):
         self.assertEqual(read_loads(self.dir), {})
+
+    def test_order_is_not_the_writers_process_ids(self):
+        # A file is named SECTION-PID-SERIAL.json; which test got the lower id changes between two
+        # runs of the same grade (the CI once printed 7.2's load reports in another order).
+        big = {"section": "7.2", "launch": "Width = 1048576, Mask_Width = 5", "rows": []}
+        small = [{"section": "7.2", "launch": f"Width = 8192, {b} threads per block", "rows": []} for b in (128, 32)]
+        tip = [{"section": "7.2", "test": t, "text": f"advice {t}"} for t in ("b", "a")]
+        seen = []
+        for names in (("7.2-5686-0", "7.2-5688-0", "7.2-5688-1"), ("7.2-99-0", "7.2-7-0", "7.2-7-1")):
+            with tempfile.TemporaryDirectory() as d:
+                for kind, recs in (("loads", [big] + small), ("advice", tip)):
+                    (Path(d) / kind).mkdir()
+                    for name, rec in zip(names, recs):
+                        (Path(d) / kind / f"{name}.json").write_text(json.dumps(rec))
+                seen.append((read_loads(d), read_advice(d)))
+        self.assertEqual(seen[0], seen[1])
+        self.assertEqual(seen[0][0]["7.2"], [big] + small)
 
 
 def _chapter(questions):

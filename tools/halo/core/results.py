@@ -90,24 +90,33 @@ def read_junit(path):
     return tests
 
 
-def read_loads(report_dir):
-    loads = {}
-    for path in sorted(Path(report_dir, "loads").glob("*.json")):
+def _records(report_dir, kind):
+    """The records the tests wrote under report_dir/kind, in an order fixed by what they say: each
+    file is named after the process that wrote it (grader/testing/load_report.cpp), and which test
+    got the lower process id changes from run to run, so the file names' order would too."""
+    records = []
+    for path in Path(report_dir, kind).glob("*.json"):
         try:
             rec = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        loads.setdefault(rec["section"], []).append(rec)
+        if isinstance(rec, dict):
+            records.append(rec)
+    return sorted(records, key=lambda rec: json.dumps(rec, sort_keys=True))
+
+
+def read_loads(report_dir):
+    """{section: [record, ...]}, each section's in the order of their launches' words."""
+    loads = {}
+    for rec in sorted(_records(report_dir, "loads"), key=lambda rec: str(rec.get("launch"))):
+        if isinstance(rec.get("section"), str):
+            loads.setdefault(rec["section"], []).append(rec)
     return loads
 
 
 def _advice_records(report_dir):
-    for path in sorted(Path(report_dir, "advice").glob("*.json")):
-        try:
-            rec = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(rec, dict) and isinstance(rec.get("section"), str) and isinstance(rec.get("text"), str):
+    for rec in _records(report_dir, "advice"):
+        if isinstance(rec.get("section"), str) and isinstance(rec.get("text"), str):
             yield rec
 
 
