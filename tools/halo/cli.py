@@ -70,7 +70,8 @@ def _parser():
                         help=f"with --slurm: {what}; else [slurm] {name.replace('-', '_')} of the course file")
 
     sub.add_parser("setup", help="install what grade and check build with (clang, CMake, Ninja, Boost.Context, "
-                   "doctest, bubblewrap) and build nothing; the Dev Container's image runs it")
+                   "doctest, bubblewrap); as root, also the grader's libraries once for the machine, which "
+                   "a first grade then imports; the Dev Container's image runs it")
     c = sub.add_parser("check", help="the project's own test suite (what CI runs)")
     c.add_argument("--build-dir", metavar="DIR", help="where to build (default: build/check, or build/ARCH)")
     c.add_argument("--arch", choices=["arm64", "aarch64"],
@@ -562,8 +563,10 @@ def main(root, argv):
         return _internal(root, args)
     if args.command == "setup":
         from .core import toolchain
+        from .core import machine_grader
         tc = toolchain.ensure()
         print(f"halo setup: clang {tc.cxx}, cmake {tc.cmake}, ninja {tc.ninja}: everything grade builds with is here")
+        print(f"halo setup: {machine_grader.prebuild(root, tc)}", flush=True)
         return 0
     if args.command == "check" and args.container:
         if args.sections:

@@ -13,13 +13,25 @@ A miss costs nothing but the build it would have made: any byte of difference in
 another key. A tree that builds its own libraries keeps doing so (Ninja keeps them right); a tree
 that imports goes back to building when its inputs no longer match. No library holds a path of
 its tree (grader/cpu/project_root.cpp, built in every tree, does).
+
+The machine's copy (MACHINE): `./workbook setup` run as root (the Dev Container's image build,
+`sudo ./workbook setup` on Linux) builds its tree's libraries once into a folder only root can
+change, and a grade with no HALO_GRADER_CACHE imports from it when this tree's inputs hash the
+same: a fresh clone's first grade then compiles the kernel files, the judges and the worker entry
+tables, not the runtime (about 60 % of that build's work). A grade trusts such a folder only when
+it, every folder above it and each library are root's and writable by no one else: no
+submission code ever runs as root (a root grade's worker takes a uid of its own, and
+PR_SET_NO_NEW_PRIVS bars sudo; bubblewrap does not even show it the folder), so no submission can
+leave a library there for the next grade.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import shutil
+import stat
 import subprocess
 import sys
 import uuid
@@ -29,6 +41,13 @@ from .cmake_cache import cache_value
 
 ENV = "HALO_GRADER_CACHE"
 CMAKE_VAR = "HALO_GRADER_LIBS"
+MACHINE = Path("/var/cache/halo/grader")
+# Where the machine's copy is, for a setup or a grade that is told (the bench, the tests): trusted
+# by who owns it, never by where it is, so naming another folder can only miss.
+MACHINE_ENV = "HALO_MACHINE_GRADER"
+MACHINE_OFF = "HALO_NO_MACHINE_GRADER"  # set: build the libraries in the tree even so
+TRUSTED_OWNERS = {0}
+MEMO = "halo-machine-grader.json"  # in a build folder: the inputs' listing when it last imported
 LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
 # What the libraries are made of, relative to the tree's root: their sources and headers (not
 # the runtime's own tests) and the build files; and chapter_data.hpp, by its text (key() writes it
@@ -81,18 +100,89 @@ def key(root, toolchain) -> str:
 
 def libraries_for(root, toolchain, build_dir) -> str:
     """HALO_GRADER_LIBS for a grade build of `root` in `build_dir`: the cached libraries' folder
-    when the cache holds this tree's, else "" (the build makes its own)."""
+    when the cache (HALO_GRADER_CACHE, else the machine's copy) holds this tree's, else "" (the
+    build makes its own)."""
     cache = os.environ.get(ENV)
-    if not cache:
-        return ""
     if cache_value(build_dir, CMAKE_VAR) == "" and all((Path(build_dir) / "grader" / f"lib{n}.a").is_file()
                                                        for n in LIBRARIES):
         return ""  # it built its own: Ninja keeps them right, and an import would relink everything
-    entry = _entry(cache, root, toolchain)
+    if not cache:
+        return _from_machine(root, toolchain, build_dir)
+    entry = entry_for(cache, root, toolchain)
     return str(entry) if entry and entry.is_dir() else ""
 
 
-def _entry(cache, root, toolchain):
+def machine_folder() -> Path:
+    return Path(os.environ.get(MACHINE_ENV) or MACHINE)
+
+
+def only_root_can_change(path) -> bool:
+    """Whether `path` (resolved), every folder above it and, for a folder, each library in it
+    are a trusted owner's (root's) and writable by no one else. A folder above that all may write
+    with the sticky bit set (/tmp) is allowed: no one else can rename or remove what is in it."""
+    path = Path(os.path.realpath(path))
+    files = [path / f"lib{n}.a" for n in LIBRARIES] if path.is_dir() else []
+    for p in files + [path, *path.parents]:
+        try:
+            st = os.lstat(p)
+        except OSError:
+            return False
+        if st.st_uid not in TRUSTED_OWNERS or stat.S_ISLNK(st.st_mode):
+            return False
+        sticky_above = p not in files and p != path and stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+        if st.st_mode & 0o022 and not sticky_above:
+            return False
+        if p in files and not stat.S_ISREG(st.st_mode):
+            return False
+    return True
+
+
+def _listing(root, toolchain):
+    """Size, time and inode of everything key() reads: when none moved, neither did the key."""
+    root = Path(root)
+    paths = list(_files(root))
+    for top in ("chapters", "tools/halo/core"):
+        for dirpath, dirnames, filenames in os.walk(root / top):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            paths += [Path(dirpath) / f for f in sorted(filenames)]
+    paths += [Path(os.path.realpath(t)) for t in (toolchain.cxx, toolchain.cmake)] + [Path(h) for h in SYSTEM_HEADERS]
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            out.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino])
+        except OSError:
+            out.append([str(path)])
+    return out
+
+
+def _from_machine(root, toolchain, build_dir) -> str:
+    """The machine's copy of this tree's libraries, when it has one that only root can change.
+    A grade of a build folder that imported before hashes the inputs again only when their
+    listing changed (the hash is a tenth of a second; the listing, a few milliseconds)."""
+    folder = machine_folder()
+    if os.environ.get(MACHINE_OFF) or not folder.is_dir():
+        return ""
+    memo_path = Path(build_dir) / MEMO
+    listing = _listing(root, toolchain)
+    try:
+        memo = json.loads(memo_path.read_text())
+        entry = Path(memo["entry"]) if memo["listing"] == listing and memo["folder"] == str(folder) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        entry = None
+    if entry is None:
+        entry = entry_for(folder, root, toolchain)
+        if entry is None:
+            return ""
+        try:
+            Path(build_dir).mkdir(parents=True, exist_ok=True)
+            memo_path.write_text(json.dumps({"folder": str(folder), "entry": str(entry), "listing": listing}))
+        except OSError:
+            pass
+    return str(entry) if entry.is_dir() and only_root_can_change(entry) else ""
+
+
+def entry_for(cache, root, toolchain):
     """The cache's folder for this tree, or None when its inputs cannot be read (a chapter that
     does not load fails the build on its own; the cache stays out of it)."""
     try:
@@ -101,13 +191,13 @@ def _entry(cache, root, toolchain):
         return None
 
 
-def publish(toolchain, build_dir) -> bool:
-    """After a build that succeeded: the build's own libraries into the cache, unless it imported
-    them or the cache holds them already. They are brought up to date first (a no-op when the
-    build made them), so that what is published is what the sources make now, and are refused
-    if one holds the path of its tree. An entry appears whole or not at all (a folder renamed
-    into place)."""
-    cache = os.environ.get(ENV)
+def publish(toolchain, build_dir, cache=None) -> bool:
+    """After a build that succeeded: the build's own libraries into the cache (`cache`, else
+    HALO_GRADER_CACHE), unless it imported them or the cache holds them already. They are brought
+    up to date first (a no-op when the build made them), so that what is published is what the
+    sources make now, and are refused if one holds the path of its tree. An entry appears whole or
+    not at all (a folder renamed into place), readable by all and writable by its owner alone."""
+    cache = cache or os.environ.get(ENV)
     if not cache:
         return False
     root = cache_value(build_dir, "CMAKE_HOME_DIRECTORY")
@@ -116,7 +206,7 @@ def publish(toolchain, build_dir) -> bool:
     if cache_value(build_dir, CMAKE_VAR) != "" or cache_value(build_dir, "HALO_MODE") not in ("grade", "check") \
             or not root:
         return False
-    entry = _entry(cache, root, toolchain)
+    entry = entry_for(cache, root, toolchain)
     if entry is None or entry.is_dir():
         return False
     grader = Path(build_dir) / "grader"
@@ -135,6 +225,8 @@ def publish(toolchain, build_dir) -> bool:
         staging.mkdir(parents=True)
         for name in LIBRARIES:
             shutil.copy2(grader / f"lib{name}.a", staging / f"lib{name}.a")
+            (staging / f"lib{name}.a").chmod(0o644)
+        staging.chmod(0o755)
         os.rename(staging, entry)
         return True
     except OSError:  # another build published it first, or the cache is not ours to write
