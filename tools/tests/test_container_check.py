@@ -7,6 +7,7 @@ import re
 import resource
 import unittest
 
+from halo.core import grader_cache
 from halo.dev import container_base, container_check
 
 from .helpers import REPO_ROOT
@@ -47,6 +48,9 @@ class DevContainerFiles(unittest.TestCase):
         kept = {line[1:] for line in lines if line.startswith("!")}
         copied = {line.split()[1] for line in self.containerfile.splitlines() if line.startswith("COPY ")}
         self.assertEqual(kept, copied)
+        # Everything the grader's libraries are made of, which setup builds in the image
+        # (core/grader_cache.py's key reads these, and the chapters for the generated headers).
+        self.assertLessEqual(set(grader_cache.SOURCES + grader_cache.BUILD_FILES + ("chapters", "tools/halo")), copied)
 
     def test_the_base_is_a_build_argument_whose_default_is_public_debian_12(self):
         self.assertEqual(self.arg_default("BASE"), "debian:12")

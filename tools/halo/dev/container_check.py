@@ -8,7 +8,8 @@ student opens is built and graded in, as they would use it.
    image's non-root user; inside, as that user:
    - the image runs as its non-root user;
    - with 7.2's reference kernel and answers in exercises/, `./workbook grade 7.2` passes without
-     installing anything (the image's `./workbook setup` did);
+     installing anything (the image's `./workbook setup` did), and without building the grader's
+     own libraries (it imports the ones that setup built as root in /var/cache/halo/grader);
    - with a known-wrong kernel there (ghost cells loaded), it fails and prints its message;
    - each grade says exactly once that it runs without the bubblewrap sandbox, with limits only
      (in rootful podman here bwrap "Can't mount proc", under qemu-user it cannot make namespaces,
@@ -27,7 +28,8 @@ from pathlib import Path
 
 from ..core.chapter_data import load_chapter
 from . import container_base, quoted_output
-from ..core import wrong_kernels
+from ..core import grader_cache, wrong_kernels
+from ..core.cmake_cache import cache_value
 
 SECTION = "7.2"
 WORKSPACE = "/workspaces/halo"
@@ -149,6 +151,10 @@ def run(root, arch, build_dir=None):
         problems.append("the grade installed packages: the image lacks what `./workbook setup` should have put in it")
     isolation = isolation_of(repo)
     problems += sandbox_problems("the reference kernel's grade", out, isolation)
+    imported = cache_value(repo / "build" / "grade", grader_cache.CMAKE_VAR) or ""
+    if not imported.startswith(f"{grader_cache.MACHINE}/"):
+        problems.append("the first grade built the grader's libraries: it did not import the ones the image's "
+                        f"`./workbook setup` builds in {grader_cache.MACHINE} (HALO_GRADER_LIBS={imported!r})")
 
     wrong_name = next(name for sid, name in quoted_output.RUNS.values() if sid == SECTION and name)
     wrong = next(w for w in wrong_kernels.load(repo, section) if w.name == wrong_name)
