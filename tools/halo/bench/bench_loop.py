@@ -3,10 +3,13 @@
 In a temporary folder, never touching this checkout's exercises/ or build/:
 
   (c) a fresh clone: `git clone` of HEAD, the reference solutions copied over its exercises/
-      (real kernels, real test times), then the first `./workbook grade`, build included;
-      Where its time goes: the build's steps from Ninja's log by part of the grader
-      (build_breakdown.py), the configure alone, and the grade again with every kernel file
-      touched (what a grader built once and reused would leave);
+      (real kernels, real test times), then the first `./workbook grade`, build included, first
+      where `./workbook setup` has not built the grader's libraries for the machine (as for a
+      student who never ran it as root); where its time goes: the build's steps from Ninja's
+      log by part of the grader (build_breakdown.py), the configure alone, and the grade again
+      with every kernel file touched; then, last, `./workbook setup` as root (what the Dev
+      Container's image runs) and the first grade of a second fresh clone, which imports them
+      (core/machine_grader.py; the machine's folder is one of the bench's own, removed after);
   (b) in that clone, a full `./workbook grade` again, the build warm;
   (a) a one-line edit of the 7.4 kernel (an equivalent statement, so it still passes), then
       `./workbook grade 7.4`: the edit to its verdict, with the build warm (median of a few);
@@ -33,12 +36,16 @@ import time
 from pathlib import Path
 
 from . import build_breakdown, terminal_run
+from ..core import grader_cache
+from ..core.cmake_cache import cache_value
 
-TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
+TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "fresh_own": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
 LABELS = {
     "edit": "(a) one-line edit of the 7.4 kernel to its verdict (`./workbook grade 7.4`, warm build)",
     "warm": "(b) full `./workbook grade`, warm build",
-    "fresh": "(c) first `./workbook grade` on a fresh clone (configure and build included)",
+    "fresh": "(c) first `./workbook grade` on a fresh clone (configure and build included), after `./workbook "
+             "setup` as root (the Dev Container's image) built the grader's libraries for the machine",
+    "fresh_own": "(c) the same where setup did not (not run as root): the clone builds the grader's libraries too",
     "hang": "(d) an endless loop in the 7.2 kernel to its verdict (`./workbook grade 7.2`, warm build)",
     "first": "(e) a one-line edit breaking the 7.4 kernel to its first failure's message on the terminal",
     "broken": "(e) the same edit to the whole section's verdict",
@@ -78,7 +85,7 @@ def markdown(data):
         "never decide a test.", "",
         "| step | measured | target | |", "|---|---|---|---|",
     ]
-    for key in ("edit", "first", "broken", "warm", "fresh", "hang"):
+    for key in ("edit", "first", "broken", "warm", "fresh", "fresh_own", "hang"):
         r = data["steps"].get(key)
         if not r:
             continue
@@ -174,15 +181,43 @@ def _first_failure(workbook, clone, log):
 # of every step a recompile of the tools no student pays: the measured commands run without it,
 # and the page says so.
 NOT_A_STUDENTS = ("PYTHONDONTWRITEBYTECODE",)
+# The machine's grader libraries (core/grader_cache.py): the bench names a folder of its own.
+OWN_MACHINE_FOLDER = (grader_cache.MACHINE_ENV, grader_cache.MACHINE_OFF)
 
 
 def run(root, output_dir=None, keep=False, busy=0):
-    removed = {name: os.environ.pop(name) for name in NOT_A_STUDENTS if name in os.environ}
+    removed = {name: os.environ.pop(name) for name in NOT_A_STUDENTS + OWN_MACHINE_FOLDER if name in os.environ}
     try:
         with terminal_run.Busy(busy):
-            return _run(root, output_dir, keep, busy, sorted(removed))
+            return _run(root, output_dir, keep, busy, sorted(set(removed) - set(OWN_MACHINE_FOLDER)))
     finally:
+        for name in OWN_MACHINE_FOLDER:
+            os.environ.pop(name, None)
         os.environ.update(removed)
+
+
+def _with_setup(root, tmp, workbook, clone, log, notes):
+    """(c) after setup: `./workbook setup` in the clone as root, then the first grade of a second
+    fresh clone; None where this process is not root (setup then builds nothing)."""
+    if os.geteuid() != 0:
+        notes.append("(c) after setup was not measured: `./workbook setup` builds the grader's libraries only as root.")
+        return None
+    said = []
+    s, rc = _timed(workbook + ["setup"], clone, log, said)
+    notes.append(f"`./workbook setup` as root (the toolchain already installed) built the grader's libraries in "
+                 f"{s:.1f} s{'' if rc == 0 else f', exit {rc}'}, before (c); a Dev Container's image does it once.")
+    second = tmp / "second"
+    p = subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(root), str(second)], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        return {"seconds": 0.0, "all": [0.0], "rc": 2}
+    fill_from_solutions(root, second)
+    s, rc = _timed([workbook[0], str(second / "workbook"), "grade"], second, log)
+    imported = cache_value(second / "build" / "grade", grader_cache.CMAKE_VAR) or ""
+    if not imported.startswith(str(grader_cache.machine_folder())):
+        notes.append("(c) after setup: the grade did not import the machine's libraries (exit set to 3).")
+        rc = rc or 3
+    return {"seconds": s, "all": [s], "rc": rc}
 
 
 def _run(root, output_dir, keep, busy, removed=()):
@@ -192,6 +227,9 @@ def _run(root, output_dir, keep, busy, removed=()):
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
     tmp = Path(tempfile.mkdtemp(prefix="halo-loop-"))
     clone = tmp / "repo"
+    # The machine's grader libraries in a folder of the bench's own: this machine's are not used
+    # before setup builds them, nor left changed after (core/grader_cache.py trusts it by owner).
+    os.environ[OWN_MACHINE_FOLDER[0]] = str(tmp / "machine-grader")
     log_path = root / "build" / "bench" / "grade-loop-times.log"  # never beside the results page
     log_path.parent.mkdir(parents=True, exist_ok=True)
     steps, notes, breakdown = {}, [], None
@@ -209,7 +247,7 @@ def _run(root, output_dir, keep, busy, removed=()):
             print("halo: (c) first ./workbook grade on a fresh clone, build included ...", flush=True)
             said = []
             s, rc = _timed(workbook + ["grade"], clone, log, said)
-            steps["fresh"] = {"seconds": s, "all": [s], "rc": rc}
+            steps["fresh_own"] = {"seconds": s, "all": [s], "rc": rc}
             print(f"    {s:.1f} s (target {TARGETS['fresh']:.0f} s){'' if rc == 0 else f', exit {rc}'}", flush=True)
             ninja_log = clone / "build" / "grade" / ".ninja_log"
             if ninja_log.exists():
@@ -253,6 +291,14 @@ def _run(root, output_dir, keep, busy, removed=()):
             s, rc = _timed(workbook + ["grade", HANG[0]], clone, log)
             steps["hang"] = {"seconds": s, "all": [s], "rc": 0 if rc == 1 else rc or 1}  # it must fail
             print(f"    {s:.1f} s (target {TARGETS['hang']:.0f} s){'' if rc == 1 else f', exit {rc}'}", flush=True)
+
+            print("halo: (c) ./workbook setup as root, then the first ./workbook grade of another fresh clone ...",
+                  flush=True)
+            fresh = _with_setup(root, tmp, workbook, clone, log, notes)
+            if fresh:
+                steps["fresh"] = fresh
+                print(f"    {fresh['seconds']:.1f} s (target {TARGETS['fresh']:.0f} s)"
+                      f"{'' if fresh['rc'] == 0 else ', exit ' + str(fresh['rc'])}", flush=True)
     finally:
         if not keep:
             shutil.rmtree(tmp, ignore_errors=True)
