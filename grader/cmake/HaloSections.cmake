@@ -475,11 +475,13 @@ endfunction()
 # the first made (given to its user), so the zip is exported and built once, not once a user. Where
 # bubblewrap cannot start, the grader falls back to limits and the privilege drop: one attack of
 # each technique also runs through the autograder that way, as a last pass as root
-# (--without-bubblewrap), from the same fake root and build.
+# (--without-bubblewrap), from the same fake root and build; and the attack on the machine's copy
+# of the grader's libraries, which without bubblewrap the worker can reach (only the ownership
+# keeps it out: core/grader_cache.py).
 set(HALO_REDTEAM_FALLBACK_ATTACKS
   exit-destructor-underscore-exit list-invented-names results-junit-rewrite tamper-results-module
   buildtime-detached-rewriter loads-5x-record-overwrite secret-env-in-failure-message variant-alice-answers-7.2
-  fork-bomb detached-gradescope-rewrite doctest-success-lines loads-5x-inline-asm)
+  fork-bomb detached-gradescope-rewrite doctest-success-lines loads-5x-inline-asm tamper-machine-grader)
 
 # COST: seconds, an order hint (see halo_add_project_checks below); the autograder entry's is its two
 # former entries' 247 + 192 s.

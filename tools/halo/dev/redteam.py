@@ -745,6 +745,7 @@ class Runner:
         self.control_outcomes = {}  # (mode key, control name) -> Outcome
         self.grader_cache = None  # the red team's own copy of the grader's libraries (_lay_grader_cache)
         self.grader_cache_state = {}
+        self.machine_copy = False  # whether the grades import the copy as the machine's (_lay_grader_cache)
 
     # ------------------------------------------------------------ set-up
 
@@ -817,6 +818,12 @@ class Runner:
             self.grader_cache.mkdir(parents=True)
         self.grader_cache.chmod(0o755)
         self.grader_cache_state = tree_reset.listing(self.grader_cache)
+        # A root runner with libraries to share lays them as a student's machine has them after
+        # `sudo ./workbook setup` (core/machine_grader.py): the grades import them as the
+        # machine's copy, which a grade trusts only while root alone can change it, and the
+        # attacks on it (tamper-machine-grader) find it where a student's grade would.
+        entries = [e for e in self.grader_cache.iterdir() if e.is_dir()]
+        self.machine_copy = bool(entries) and all(grader_cache.only_root_can_change(e) for e in entries)
 
     def _compile_tools(self, tree: Path):
         """Bytecode of the Python under `tree` (the checkout's tools/, the fake root's source), beside its sources (__pycache__, ignored by git),
@@ -1036,11 +1043,15 @@ class Runner:
                     "PYTHONDONTWRITEBYTECODE": "1"})
         # HALO_CHAPTER_CHECKED_IN: the check's record of its chapter is not a student's (the
         # autograder names its own build folder).
-        for k in ("PYTHONPYCACHEPREFIX", grader_cache.ENV, "HALO_REPORT_DIR", "AUTOGRADER_ROOT",
-                  "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD", "HALO_CHAPTER_CHECKED_IN"):
+        for k in ("PYTHONPYCACHEPREFIX", grader_cache.ENV, grader_cache.MACHINE_ENV, grader_cache.MACHINE_OFF,
+                  "HALO_REPORT_DIR", "AUTOGRADER_ROOT", "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD",
+                  "HALO_CHAPTER_CHECKED_IN"):
             env.pop(k, None)
-        if self.grader_cache:  # never the check's own: the runner's copy, checked around every grade
-            env[grader_cache.ENV] = str(self.grader_cache)
+        # Never the check's own: the runner's copy, checked around every grade; as the machine's
+        # copy where _lay_grader_cache could lay it so (nothing is published there), else as a
+        # cache the first baseline's build fills.
+        if self.grader_cache:
+            env[grader_cache.MACHINE_ENV if self.machine_copy else grader_cache.ENV] = str(self.grader_cache)
         if uid not in (None, 0) and uid != os.geteuid():
             home = self.work / f"home-{uid}"
             home.mkdir(exist_ok=True)
