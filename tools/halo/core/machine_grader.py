@@ -22,8 +22,8 @@ def prebuild(root, toolchain) -> str:
         return "the grader's sources are not here: its libraries are built by the first grade"
     folder = grader_cache.machine_folder()
     if os.geteuid() != 0:
-        return (f"the grader's libraries are built by the first grade (about 20 s more); `sudo ./workbook setup` "
-                f"builds them once for this machine, in {folder}")
+        return (f"the grader's libraries are built by the first grade, which takes longer for it; `sudo ./workbook "
+                f"setup` builds them once for this machine, in {folder}")
     entry = grader_cache.entry_for(folder, root, toolchain)
     if entry is None:
         return "the chapter does not load: the grader's libraries are built by the first grade"
