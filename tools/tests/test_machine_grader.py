@@ -24,7 +24,7 @@ class MachineCopy(unittest.TestCase):
         cmake = top / "cmake"
         cmake.write_text("#!/bin/sh\nexit 0\n")
         cmake.chmod(0o755)
-        self.tc = SimpleNamespace(cxx=shutil.which("sh"), cmake=str(cmake))
+        self.tc = SimpleNamespace(cxx=shutil.which("sh"), cmake=str(cmake), nvcc=None)
         self.folder = top / "var" / "grader"
         self.tree = _tree(top / "clone")
         self.build = self.tree / "build" / "grade"
@@ -108,10 +108,21 @@ class MachineCopy(unittest.TestCase):
         self.assertEqual(self.libs(), "")
 
     def test_setup_says_what_it_did(self):
-        self.assertIn("built already", machine_grader.prebuild(self.tree, self.tc))
+        with mock.patch.object(os, "geteuid", return_value=0):
+            self.assertIn("built already", machine_grader.prebuild(self.tree, self.tc))
         with mock.patch.object(os, "geteuid", return_value=1000):
             self.assertIn("sudo ./workbook setup", machine_grader.prebuild(self.tree, self.tc))
         self.assertIn("not here", machine_grader.prebuild(self.tmp, self.tc))
+
+    def test_setup_changes_the_modes_of_no_folder_it_did_not_make(self):
+        shared = self.tmp / "shared"  # a /tmp of its own: anyone may write, the sticky bit set
+        shared.mkdir()
+        shared.chmod(0o1777)
+        with mock.patch.dict(os.environ, {grader_cache.MACHINE_ENV: str(shared / "grader")}), \
+                mock.patch.object(os, "geteuid", return_value=0):
+            machine_grader.prebuild(self.tree, self.tc)  # the stand-in cmake builds nothing
+        self.assertEqual(stat.S_IMODE(shared.stat().st_mode), 0o1777)
+        self.assertEqual(stat.S_IMODE((shared / "grader").stat().st_mode), 0o755)
 
 
 if __name__ == "__main__":

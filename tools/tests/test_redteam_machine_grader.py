@@ -11,16 +11,10 @@ import unittest
 from pathlib import Path
 
 from halo.core import grader_cache
-from halo.core.sandbox import NOBODY
+from halo.core import sandbox
 from halo.dev import tree_reset
 
 ATTACK = Path(__file__).resolve().parents[2] / "grader/redteam/tamper-machine-grader/7.2-basic-1d/convolution_1d_basic.cu"
-
-
-def _drop():
-    os.setgroups([])
-    os.setgid(NOBODY)
-    os.setuid(NOBODY)
 
 
 def _copy(folder: Path, dir_mode: int, file_mode: int) -> Path:
@@ -52,7 +46,7 @@ class Payload(unittest.TestCase):
         self.assertTrue(all(grader_cache.only_root_can_change(e) for e in guarded.iterdir()))
         before = tree_reset.listing(guarded)
         env = {"PATH": "/usr/bin:/bin", grader_cache.MACHINE_ENV: str(guarded), grader_cache.ENV: str(open_)}
-        subprocess.run([str(exe)], env=env, preexec_fn=_drop, check=True, cwd="/")
+        subprocess.run([str(exe)], env=env, preexec_fn=sandbox._drop_privileges, check=True, cwd="/")
         self.assertEqual(tree_reset.listing(guarded), before, "the copy only root can change")
         poisoned = open_ / "0123456789abcdef0123456789abcdef" / f"lib{grader_cache.LIBRARIES[0]}.a"
         self.assertIn(b"poisoned", poisoned.read_bytes(), "the control: a copy its user may write")

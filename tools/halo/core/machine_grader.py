@@ -30,9 +30,10 @@ def prebuild(root, toolchain) -> str:
     if entry.is_dir():
         return f"the grader's libraries of these sources are built already ({entry})"
     started = time.monotonic()
-    for p in (folder.parent, folder):  # root's, readable by all: what a grade trusts
-        p.mkdir(exist_ok=True, parents=True)
-        p.chmod(0o755)
+    for p in (folder.parent, folder):  # made here: root's, readable by all (what a grade trusts)
+        if not p.is_dir():               # one that exists (/tmp, say) keeps its modes
+            p.mkdir(parents=True)
+            p.chmod(0o755)
     with tempfile.TemporaryDirectory(prefix="halo-setup-") as tmp:
         empty, build_dir = Path(tmp) / "exercises", Path(tmp) / "build"
         empty.mkdir()

@@ -92,7 +92,7 @@ try:
 except ModuleNotFoundError:  # Python 3.9, 3.10
     import tomli as tomllib  # type: ignore
 
-from ..core import grader_cache
+from ..core import chapter_data, grader_cache
 from ..course import class_submissions
 from .background_removal import BackgroundRemoval
 from . import tree_reset
@@ -1045,7 +1045,7 @@ class Runner:
         # autograder names its own build folder).
         for k in ("PYTHONPYCACHEPREFIX", grader_cache.ENV, grader_cache.MACHINE_ENV, grader_cache.MACHINE_OFF,
                   "HALO_REPORT_DIR", "AUTOGRADER_ROOT", "HALO_AUTOGRADER_WORK", "HALO_AUTOGRADER_BUILD",
-                  "HALO_CHAPTER_CHECKED_IN"):
+                  chapter_data.CHECKED_IN_ENV):
             env.pop(k, None)
         # Never the check's own: the runner's copy, checked around every grade; as the machine's
         # copy where _lay_grader_cache could lay it so (nothing is published there), else as a
