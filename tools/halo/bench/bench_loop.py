@@ -39,7 +39,8 @@ from . import build_breakdown, terminal_run
 from ..core import grader_cache
 from ..core.cmake_cache import cache_value
 
-TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "fresh_own": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
+TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
+TARGETS["fresh_own"] = TARGETS["fresh"]  # one target for the first grade, however the libraries came
 LABELS = {
     "edit": "(a) one-line edit of the 7.4 kernel to its verdict (`./workbook grade 7.4`, warm build)",
     "warm": "(b) full `./workbook grade`, warm build",
