@@ -33,7 +33,8 @@ set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-covera
     -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove -fsigned-char -UNDEBUG
     "SHELL:-mllvm -simplifycfg-sink-common=false" "SHELL:-mllvm -simplifycfg-hoist-common=false"
     "SHELL:-mllvm -enable-tail-merge=false" "SHELL:-mllvm -disable-vector-combine")
-set(HALO_WORKBOOK "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/workbook")
+# -S: without site and the installation's .pth files, as the launcher starts (core/site_packages.py).
+set(HALO_WORKBOOK "${Python3_EXECUTABLE}" -S "${PROJECT_SOURCE_DIR}/workbook")
 set(HALO_TEST_TIMEOUT 120)
 
 # Reads chapters/manifest.toml (through the Python tools, which own its format) into

@@ -10,6 +10,7 @@ from pathlib import Path
 from unittest import mock
 
 from halo.core.chapter_data import load_chapter
+from halo.core.workbook_argv import workbook_argv
 from halo.bench import bench_class_gpu, bench_gpu
 from halo.course import class_gpu, class_slurm
 
@@ -88,7 +89,7 @@ class GradeStudent(unittest.TestCase):
 
     def _grade(self, writes, status=0):
         def fake(cmd, cwd=None, **kw):
-            self.assertEqual(cmd[2:4], ["grade", "--gpu"])
+            self.assertEqual(cmd[:5], workbook_argv(REPO_ROOT, "grade", "--gpu"))
             self.assertEqual(Path(cmd[cmd.index("--exercises") + 1]), self.home / "exercises")
             self.assertEqual(cmd[cmd.index("--student") + 1], "alice")
             if isinstance(writes, Exception):

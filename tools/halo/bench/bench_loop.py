@@ -38,6 +38,7 @@ from pathlib import Path
 from . import build_breakdown, terminal_run
 from ..core import grader_cache
 from ..core.cmake_cache import cache_value
+from ..core.workbook_argv import workbook_argv
 
 TARGETS = {"edit": 2.0, "warm": 30.0, "fresh": 30.0, "hang": 10.0, "first": 1.0, "broken": 2.0}
 TARGETS["fresh_own"] = TARGETS["fresh"]  # one target for the first grade, however the libraries came
@@ -243,7 +244,7 @@ def _run(root, output_dir, keep, busy, removed=()):
                 print(f"halo: git clone failed: {p.stderr.strip()}", file=sys.stderr)
                 return 2
             fill_from_solutions(root, clone)
-            workbook = [sys.executable, str(clone / "workbook")]
+            workbook = [*workbook_argv(clone)]
 
             print("halo: (c) first ./workbook grade on a fresh clone, build included ...", flush=True)
             said = []

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import toolchain
+from . import site_packages, toolchain
 
 ROOT = Path(__file__).resolve().parents[3]
 TARGET = ROOT / "build" / ".deps" / "python"
@@ -25,7 +25,9 @@ _MODULES = {"pillow": "PIL", "pyyaml": "yaml", "beautifulsoup4": "bs4", "mkdocs-
 
 
 def activate(target=TARGET):
-    """Puts the project-local package folder first on sys.path (once)."""
+    """Puts the project-local package folder first on sys.path (once), after the installation's
+    own site directories, which a process started with -S lacks until now (site_packages.py)."""
+    site_packages.enable()
     path = str(target)
     if path not in sys.path:
         sys.path.insert(0, path)

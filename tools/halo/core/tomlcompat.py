@@ -8,6 +8,8 @@ from __future__ import annotations
 try:
     import tomllib as _toml
 except ModuleNotFoundError:  # Python < 3.11
+    from .site_packages import enable as _enable_site
+    _enable_site()  # tomli lives in site-packages, which a -S start leaves out
     try:
         import tomli as _toml  # type: ignore[no-redef]
     except ModuleNotFoundError:

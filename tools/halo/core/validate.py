@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import kernel_overlay, own_names, pasted_names
+from .workbook_argv import workbook_argv
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 GRADER_INCLUDE = REPO_ROOT / "grader" / "include"
@@ -1401,7 +1402,7 @@ def _generated_include() -> Path:
         if not _GENERATED:
             out = Path(tempfile.mkdtemp(prefix="halo-validate-"))
             atexit.register(shutil.rmtree, out, True)
-            subprocess.run([sys.executable, str(REPO_ROOT / "workbook"), "internal", "emit-header",
+            subprocess.run([*workbook_argv(REPO_ROOT), "internal", "emit-header",
                             str(out / "halo" / "chapter_data.hpp"), str(out / "halo" / "chapter_defines.hpp")],
                            check=True, capture_output=True, cwd=REPO_ROOT)
             _GENERATED.append(out)

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..core import results as results_file
 from ..core import variants
 from . import class_shards
+from ..core.workbook_argv import workbook_argv
 
 FOLDER = "gpu"           # in a student's folder: results.json, fingerprint (the CPU's), error.txt
 RESULTS = "results.json"  # the GPU grade's, as student/grade.py wrote it
@@ -85,7 +86,7 @@ def grade_command(root, assignment, student, exercises, build):
     """The grade a student runs, with the GPU suite: `./workbook grade --gpu` of the assignment's
     sections (every section without one) on `exercises`, as `student`, built in `build`."""
     sections = [s.id for s in assignment.sections] if assignment is not None else []
-    return [sys.executable, str(Path(root) / "workbook"), "grade", "--gpu", *sections, "--exercises", str(exercises),
+    return [*workbook_argv(Path(root)), "grade", "--gpu", *sections, "--exercises", str(exercises),
             "--build-dir", str(build), "--student", student]
 
 

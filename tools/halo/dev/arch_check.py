@@ -18,6 +18,7 @@ from pathlib import Path
 from ..core import build, toolchain
 from . import cross_arch, verdict_records
 from .check import SUMMARY
+from ..core.workbook_argv import workbook_argv
 
 # Programs of the runtime's own tests (grader/cpu/tests, grader/testing/tests, grader/remote/tests).
 RUNTIME_TARGETS = ["test_cpu_runtime", "test_cpu_dialect", "test_cpu_tile_copy", "test_compare", "fake_worker",
@@ -96,7 +97,7 @@ def run(root, arch_name, sections=None, build_dir=None):
              "HALO_CUDA": "OFF"}
     if not build.configure(root, build_dir, tc, "check", extra=extra):
         return 2
-    if subprocess.run([sys.executable, str(root / "workbook"), "internal", "write-committed-stubs",
+    if subprocess.run([*workbook_argv(root), "internal", "write-committed-stubs",
                        "--out", str(build_dir / "committed" / "exercises")]).returncode != 0:
         return 2
     targets = targets_for(_ninja_targets(tc, build_dir), sections)

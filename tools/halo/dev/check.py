@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..core import build, chapter_data, grader_cache, toolchain
 from . import test_tools
+from ..core.workbook_argv import workbook_argv
 
 SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
 
@@ -72,7 +73,7 @@ def _build(root, build_dir, tc) -> int:
     if not build.configure(root, build_dir, tc, "check", extra=extra):
         return 2
     # The stubs of the last commit (a configure writes them too, but only when CMake re-runs).
-    if subprocess.run([sys.executable, str(root / "workbook"), "internal", "write-committed-stubs",
+    if subprocess.run([*workbook_argv(root), "internal", "write-committed-stubs",
                        "--out", str(build_dir / "committed" / "exercises")]).returncode != 0:
         return 2
     if not build.build_all(tc, build_dir):

@@ -14,12 +14,12 @@ In a clone of the last commit (its build/ kept between runs):
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from ..core.chapter_data import load_chapter
 from ..course.term_check import course_repo
 from .student_path_check import _env
+from ..core.workbook_argv import workbook_argv
 
 MAX_LINES = 60  # issue 36: the untouched chapter's first grade fits a screen or two
 FIRST = "7.2"  # the README's walk starts here
@@ -28,7 +28,7 @@ TODO_AT = re.compile(r"(\S+), TODOs? at lines? ([\d, ]+)")
 
 
 def _grade(repo, *args, env=None):
-    p = subprocess.run([sys.executable, str(repo / "workbook"), "grade", *args], cwd=repo, capture_output=True,
+    p = subprocess.run([*workbook_argv(repo), "grade", *args], cwd=repo, capture_output=True,
                        text=True, env=dict(_env(), **(env or {})))
     return p.stdout + p.stderr
 

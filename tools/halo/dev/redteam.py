@@ -97,6 +97,7 @@ from ..course import class_submissions
 from .background_removal import BackgroundRemoval
 from . import tree_reset
 from .tree_reset import TreeResets, copy_tree as _copy_tree
+from ..core.workbook_argv import workbook_argv
 
 ROOT = Path(__file__).resolve().parents[3]
 REDTEAM_DIR = Path("grader") / "redteam"
@@ -794,7 +795,7 @@ class Runner:
             pass
         self.pristine = self.work / "checkout.pristine"
         self.refresh_pristine()
-        help_text = subprocess.run([sys.executable, str(self.checkout / "workbook"), "grade", "--help"],
+        help_text = subprocess.run([*workbook_argv(self.checkout), "grade", "--help"],
                                    capture_output=True, text=True, cwd=self.checkout).stdout
         self.student_flag = "--student" in help_text
         self._lay_grader_cache()
@@ -1106,7 +1107,7 @@ class Runner:
     def grade_mode(self, entry: Optional[Entry], section: str) -> Outcome:
         build = self.work / "build"
         tree = self._lay_tree(entry)
-        cmd = [sys.executable, str(self.checkout / "workbook"), "grade", "--exercises", str(tree),
+        cmd = [*workbook_argv(self.checkout), "grade", "--exercises", str(tree),
                "--build-dir", str(build), section]
         submitter = entry.submitter if entry else DEFAULT_SUBMITTER
         if self.student_flag:
@@ -1137,7 +1138,7 @@ class Runner:
     def class_course(self) -> Path:
         """A course file with the red-team secret and one assignment per section, `s7_2` for 7.2."""
         course = self.work / "class-course.toml"
-        sections = subprocess.run([sys.executable, str(self.checkout / "workbook"), "internal", "sections"],
+        sections = subprocess.run([*workbook_argv(self.checkout), "internal", "sections"],
                                   cwd=self.checkout, capture_output=True, text=True, check=True).stdout
         ids = [line.split("|")[1] for line in sections.splitlines() if line.startswith("section|")]
         course.write_text(f'secret = "{COURSE_SECRET}"\n' + "".join(
@@ -1154,7 +1155,7 @@ class Runner:
         out = self.work / "class"
         for old in (out / "gradebook.csv", out / "feedback", out / "class-report.md", out / "work" / "students"):
             _remove(old)
-        cmd = [sys.executable, str(self.checkout / "workbook"), "grade-class", str(subs), "--out", str(out),
+        cmd = [*workbook_argv(self.checkout), "grade-class", str(subs), "--out", str(out),
                "--course", str(self.course), "--assignment", f"s{section.replace('.', '_')}", "--fresh", "--jobs", "1"]
         results = out / "work" / "students" / student / "results.json"
         log = self.work / "logs" / f"grade-class-{entry.name if entry else 'stub-' + section}.log"
@@ -1174,7 +1175,7 @@ class Runner:
     def export_zip(self) -> Path:
         out = self.work / "gradescope-autograder.zip"
         _remove(out)
-        p = subprocess.run([sys.executable, str(self.checkout / "workbook"), "export", "gradescope-autograder",
+        p = subprocess.run([*workbook_argv(self.checkout), "export", "gradescope-autograder",
                             "--out", str(out)], cwd=self.checkout, capture_output=True, text=True,
                            env=self._env())
         if p.returncode != 0 or not out.is_file():

@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from ..core import toolchain
@@ -26,6 +25,7 @@ from ..core.chapter_data import load_chapter
 from ..course.term_check import course_repo
 from . import quoted_output
 from ..core import wrong_kernels
+from ..core.workbook_argv import workbook_argv
 
 SECTION = "7.2"
 
@@ -57,7 +57,7 @@ def run_check(root, work):
     folder = repo / "exercises" / section.folder
     build = repo / "build" / "grade"
     ctest = [tc.ctest, "--test-dir", str(build), "-L", f"^{re.escape(SECTION)}$"]
-    grade = [sys.executable, str(repo / "workbook"), "grade", SECTION]
+    grade = [*workbook_argv(repo), "grade", SECTION]
     problems, outputs = [], {}
 
     for run, (sid, wrong_name) in quoted_output.RUNS.items():

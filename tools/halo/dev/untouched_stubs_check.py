@@ -17,12 +17,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from ..core import committed, untouched, untouched_stubs
 from ..core.chapter_data import load_chapter
 from ..course.term_check import course_repo
+from ..core.workbook_argv import workbook_argv
 
 WRITTEN, ONE_BYTE_MORE = "7.2", "7.3"
 SEED = "20261127"
@@ -34,9 +34,9 @@ def _grade(repo, tree, build, run_stubs):
     """(what the grade printed, its results.json, Gradescope's results.json made from it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HALO_")}  # none of a check's own
     env.update({"HALO_SEED": SEED, "NO_COLOR": "1", untouched_stubs.RUN_STUBS: run_stubs})
-    p = subprocess.run([sys.executable, str(repo / "workbook"), "grade", "--exercises", str(tree), "--build-dir",
+    p = subprocess.run([*workbook_argv(repo), "grade", "--exercises", str(tree), "--build-dir",
                         str(build)], cwd=repo, capture_output=True, text=True, env=env)
-    subprocess.run([sys.executable, str(repo / "workbook"), "export", "gradescope", "--results",
+    subprocess.run([*workbook_argv(repo), "export", "gradescope", "--results",
                     str(build / "results.json"), "--out", str(build / "gradescope.json"), "--execution-time", "1"],
                    cwd=repo, capture_output=True, text=True, env=env)
     return p.stdout + p.stderr, json.loads((build / "results.json").read_text()), \

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .status import exercise_files
+from ..core.workbook_argv import workbook_argv
 
 POLL_SECONDS = 0.3
 CLEAR = "\033[2J\033[H"
@@ -40,7 +41,7 @@ def grade_command(root, sections, override=None):
     ids = [s.id for s in sections]
     if override:
         return shlex.split(override) + ids
-    return [sys.executable, str(Path(root) / "workbook"), "grade"] + ids
+    return [*workbook_argv(Path(root)), "grade"] + ids
 
 
 def trimmed(text, limit=MAX_LINES):

@@ -15,17 +15,17 @@ runtime). Before each grade the folder is checked to hold exactly its release's 
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from ...core import committed
 from . import make as release
+from ...core.workbook_argv import workbook_argv
 
 SECTIONS = ("7.2", "7.4")
 
 
 def _run(cwd, *args):
-    p = subprocess.run([sys.executable, str(Path(cwd) / "workbook"), *args], cwd=cwd,
+    p = subprocess.run([*workbook_argv(Path(cwd)), *args], cwd=cwd,
                        capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
 

@@ -35,6 +35,7 @@ from .. import export_autograder
 from ...core.chapter_data import ChapterError, load_chapter
 from ...core import assignment as assignments
 from . import files as release_files, guard as release_guard, leaks as release_leaks, withheld as release_withheld
+from ...core.workbook_argv import workbook_argv
 
 
 GENERATED = "release"  # the name of the assignment made from --sections and --mode
@@ -118,7 +119,7 @@ def verify(folder, assignment, head_formulas):
     folder = Path(folder)
 
     def workbook(*args):
-        p = subprocess.run([sys.executable, str(folder / "workbook"), *args], cwd=folder, capture_output=True,
+        p = subprocess.run([*workbook_argv(folder), *args], cwd=folder, capture_output=True,
                            text=True, env={k: v for k, v in os.environ.items() if k != "HALO_COURSE_SECRET"})
         if p.returncode != 0:
             raise _Refused(f"the release's own tools fail on it (./workbook {' '.join(args)}): "
