@@ -1,9 +1,14 @@
 """docs/results/check-times.md's extractor (issue 36, item 5): times per CTest label come from a
 run's own LastTest.log and ctest's label listing, and a log it cannot read is refused by line."""
+import contextlib
+import io
 import json
+import shutil
+import tempfile
 import unittest
+from pathlib import Path
 
-from halo.dev import check_times
+from halo.dev import check, check_times
 
 LOG = """Start testing: Nov 27 01:26 UTC
 ----------------------------------------------------------
@@ -60,6 +65,29 @@ class CheckTimes(unittest.TestCase):
         cut = LOG.replace("Test time = 900.50 sec\n", "")
         with self.assertRaisesRegex(check_times.LogError, r"^line 4: test 'project: red team as root' has no 'Test time'"):
             check_times.read_log(cut)
+
+
+    def test_both_runs_of_the_check_are_read(self):
+        # The check's second CTest run (the answers) replaces LastTest.log: the table reads the
+        # copies check.py keeps of both, and CTest's last log only when there are none (the control).
+        build = Path(tempfile.mkdtemp(prefix="halo-check-times-"))
+        self.addCleanup(shutil.rmtree, build, True)
+        (build / "Testing" / "Temporary").mkdir(parents=True)
+        first, second = LOG.split("2/2 Testing: ")
+        answers = first.split("1/2 Testing: ")[0] + "1/1 Testing: " + second.replace("2/2", "1/1")
+        (build / "Testing" / "Temporary" / "LastTest.log").write_text(answers)
+        labels = build / "labels.json"
+        labels.write_text(LABELS)
+
+        def table():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(check_times.main([str(build), "--labels-json", str(labels)]), 0)
+            return out.getvalue()
+        self.assertIn("1 tests, 2 s of test time", table())
+        check.kept_log(build, check.RUNS[0]).write_text(first + "End testing: Nov 27 01:41 UTC\n")
+        check.kept_log(build, check.RUNS[1]).write_text(answers)
+        self.assertIn("CTest run: Nov 27 01:26 UTC to Nov 27 01:42 UTC; 2 tests, 903 s of test time", table())
 
 
 if __name__ == "__main__":

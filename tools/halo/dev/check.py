@@ -13,6 +13,13 @@ from . import test_tools
 from ..core.workbook_argv import workbook_argv
 
 SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+# The two CTest runs, by the names their logs are kept under (the second run's LastTest.log
+# replaces the first's): check_times.py reads both.
+RUNS = ("tests", "answers")
+
+
+def kept_log(build_dir, run) -> Path:
+    return Path(build_dir) / "Testing" / "Temporary" / f"LastTest-check-{run}.log"
 
 
 def run(root, build_dir=None):
@@ -51,7 +58,7 @@ def run(root, build_dir=None):
     # every 5 s), the rest spent waiting on podman, apt, Slurm's scheduler and the red team's
     # sandboxes; a third test fills those waits. No test depends on the time it takes.
     jobs = str(int(build.jobs()) + 1)
-    for selection in (["-LE", "^answers$"], ["-L", "^answers$"]):
+    for run, selection in ((RUNS[0], ["-LE", "^answers$"]), (RUNS[1], ["-L", "^answers$"])):
         cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", jobs, "--no-tests=error",
                "--output-on-failure"] + selection
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -63,10 +70,17 @@ def run(root, build_dir=None):
             totals[0] += int(last.group(2))
             totals[1] += int(last.group(3))
         code = proc.wait() or code
+        _keep_log(build_dir, run)
     failed, total = totals
     print(f"\n{100 * (total - failed) // max(total, 1)}% tests passed, {failed} tests failed out of {total}")
     sys.stdout.flush()
     return code
+
+
+def _keep_log(build_dir, run):
+    last = Path(build_dir) / "Testing" / "Temporary" / "LastTest.log"
+    if last.is_file():
+        shutil.copyfile(last, kept_log(build_dir, run))
 
 
 def _build(root, build_dir, tc) -> int:

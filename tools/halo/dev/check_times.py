@@ -1,5 +1,6 @@
 """The time of a `./workbook check` run per test group (CTest label), read from what the run
-itself wrote: CTest's Testing/Temporary/LastTest.log for each test's time and verdict, and
+itself wrote: CTest's log of each of the check's two runs (check.py keeps a copy of each
+LastTest.log) for each test's time and verdict, and
 `ctest --show-only=json-v1` for each test's labels (the log does not carry them). Used for
 docs/results/check-times.md (issue 36, item 5), so that the table there comes from a real run
 and the lead can redo it on a quiet machine with one command (from tools/):
@@ -78,17 +79,32 @@ def _labels_of(build: Path, labels_json: Optional[Path]) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m halo.dev.check_times", description=__doc__.splitlines()[0])
     ap.add_argument("build", type=Path, help="the CTest build folder (build/check)")
-    ap.add_argument("--log", type=Path, help="default: BUILD/Testing/Temporary/LastTest.log")
+    ap.add_argument("--log", type=Path, help="default: the logs ./workbook check kept of its two CTest runs, or else "
+                                             "BUILD/Testing/Temporary/LastTest.log")
     ap.add_argument("--labels-json", type=Path, help="the output of ctest --show-only=json-v1 (default: run it)")
     args = ap.parse_args(argv)
-    log = args.log or args.build / "Testing" / "Temporary" / "LastTest.log"
+    logs = [args.log] if args.log else default_logs(args.build)
+    tests, runs = {}, []
     try:
-        tests, run = read_log(log.read_text(errors="replace"))
-        print(table(tests, _labels_of(args.build, args.labels_json), run), end="")
+        for log in logs:
+            more, run = read_log(log.read_text(errors="replace"))
+            tests.update(more)
+            runs.append(run)
+        span = {"start": runs[0].get("start", "?"), "end": runs[-1].get("end", "?")}
+        print(table(tests, _labels_of(args.build, args.labels_json), span), end="")
     except (OSError, LogError, json.JSONDecodeError) as e:
         print(f"halo check_times: {log}: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def default_logs(build: Path) -> list:
+    """The logs `./workbook check` kept of its two CTest runs (check.RUNS), or else CTest's last."""
+    from .check import RUNS, kept_log
+    kept = [kept_log(build, run) for run in RUNS]
+    if all(p.is_file() for p in kept):
+        return kept
+    return [build / "Testing" / "Temporary" / "LastTest.log"]
 
 
 if __name__ == "__main__":
