@@ -1,0 +1,46 @@
+"""The red-team runner's listing of a tree (redteam._listing), taken around every grade to find
+what the grade added, changed or removed: folders, files and links (never followed), the
+skipped relative paths and the ignored absolute globs left out, and a change of content seen."""
+import os
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+from halo.dev import redteam
+
+
+class Listing(unittest.TestCase):
+    def setUp(self):
+        self.top = Path(tempfile.mkdtemp(prefix="halo-listing-"))
+        self.addCleanup(shutil.rmtree, self.top, True)
+        (self.top / "a" / "b").mkdir(parents=True)
+        (self.top / "a" / "b" / "f.txt").write_text("one")
+        (self.top / "build" / "x").mkdir(parents=True)
+        (self.top / "build" / "x" / "obj").write_text("skipped")
+        (self.top / "logs").mkdir()
+        (self.top / "logs" / "run.log").write_text("ignored")
+        outside = self.top / "a" / "b"
+        os.symlink(outside, self.top / "dirlink")
+        os.symlink("/etc/passwd", self.top / "filelink")
+
+    def test_what_it_lists(self):
+        got = redteam._listing(self.top, skip=("build",), ignore=[str(self.top / "logs" / "*")])
+        self.assertEqual(sorted(got), ["a", "a/b", "a/b/f.txt", "dirlink", "filelink", "logs"])
+        self.assertEqual(got["a"], ("dir", 0, 0))
+        self.assertEqual(got["a/b/f.txt"][:2], ("file", 3))
+        self.assertEqual(got["dirlink"][0], f"link:{self.top / 'a' / 'b'}")  # not followed
+        self.assertEqual(got["filelink"][0], "link:/etc/passwd")
+
+    def test_a_change_is_a_difference(self):
+        before = redteam._listing(self.top)
+        path = self.top / "a" / "b" / "f.txt"
+        path.write_text("two!")
+        (self.top / "new").write_text("")
+        self.assertEqual(redteam._differences(before, redteam._listing(self.top), ""),
+                         ["changed a/b/f.txt", "added new"])
+        self.assertEqual(redteam._listing(self.top / "missing"), {})
+
+
+if __name__ == "__main__":
+    unittest.main()
