@@ -42,10 +42,10 @@ def _step(what, call) -> int:
 
 def take(root: Path, submission: Path, out: Path, notes: Path) -> int:
     """Step 1: the tree to grade, and the note (also printed)."""
-    from ..core.chapter_data import CHECKED_IN_ENV, ChapterError, load_chapter
+    from ..core.chapter_data import CHECKED_IN_ENV, ChapterError, load_chapter_once
     from ..core.intake import take_submission
     try:
-        chapter = load_chapter(root, os.environ.get(CHECKED_IN_ENV))
+        chapter = load_chapter_once(root, os.environ.get(CHECKED_IN_ENV))
         lines = list(take_submission(chapter, submission, root / "exercises", out))
     except (ChapterError, OSError) as e:
         lines, code = [f"halo: {e}"], 1
