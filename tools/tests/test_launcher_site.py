@@ -5,6 +5,7 @@ command through plain `python3 workbook`, which does run site. A command that ne
 gets them back (pydeps.activate, tomlcompat)."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,16 +19,12 @@ from tests.helpers import REPO_ROOT
 class SiteIsSkipped(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="halo-site-"))
+        self.addCleanup(shutil.rmtree, self.tmp, True)  # with sitecustomize's __pycache__, where bytecode is on
         self.marker = self.tmp / "site-ran"
         (self.tmp / "sitecustomize.py").write_text(f"open({str(self.marker)!r}, 'w').close()\n")
         self.env = dict(os.environ, PYTHONPATH=str(self.tmp))
         # The launcher's sh line runs the python3 first on PATH: this one, as the check's children do.
         self.env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), self.env.get("PATH", "")])
-
-    def tearDown(self):
-        for p in self.tmp.iterdir():
-            p.unlink()
-        self.tmp.rmdir()
 
     def _site_ran(self, cmd) -> bool:
         subprocess.run(cmd, env=self.env, capture_output=True, check=True)
