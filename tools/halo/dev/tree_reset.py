@@ -16,14 +16,25 @@ from pathlib import Path
 
 
 def listing(top: Path) -> dict:
-    """Relative path -> what lstat says of it (see the module's docstring), for every entry."""
+    """Relative path -> what lstat says of it (see the module's docstring), for every entry.
+    os.scandir, not os.walk: a quarter of the CPU, and it is taken before and after every grade."""
     found = {}
-    for dirpath, dirnames, filenames in os.walk(top):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            found[os.path.relpath(path, top)] = (st.st_ino, st.st_mode, st.st_uid, st.st_gid, st.st_size,
-                                                 st.st_mtime_ns, st.st_ctime_ns)
+
+    def walk(folder, rel_dir):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # as os.walk did: a folder that cannot be read is listed, not its entries
+            return
+        for e in entries:
+            rel = os.path.join(rel_dir, e.name) if rel_dir else e.name
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:  # gone since the folder was read
+                continue
+            found[rel] = (st.st_ino, st.st_mode, st.st_uid, st.st_gid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            if stat.S_ISDIR(st.st_mode):
+                walk(e.path, rel)
+    walk(str(top), "")
     return found
 
 
