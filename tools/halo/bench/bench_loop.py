@@ -214,7 +214,7 @@ def _with_setup(root, tmp, workbook, clone, log, notes):
     if p.returncode != 0:
         return {"seconds": 0.0, "all": [0.0], "rc": 2}
     fill_from_solutions(root, second)
-    s, rc = _timed([workbook[0], str(second / "workbook"), "grade"], second, log)
+    s, rc = _timed(workbook_argv(second, "grade"), second, log)
     imported = cache_value(second / "build" / "grade", grader_cache.CMAKE_VAR) or ""
     if not imported.startswith(str(grader_cache.machine_folder())):
         notes.append("(c) after setup: the grade did not import the machine's libraries (exit set to 3).")
@@ -244,7 +244,7 @@ def _run(root, output_dir, keep, busy, removed=()):
                 print(f"halo: git clone failed: {p.stderr.strip()}", file=sys.stderr)
                 return 2
             fill_from_solutions(root, clone)
-            workbook = [*workbook_argv(clone)]
+            workbook = workbook_argv(clone)
 
             print("halo: (c) first ./workbook grade on a fresh clone, build included ...", flush=True)
             said = []

@@ -54,8 +54,9 @@ def run(root, build_dir=None):
     env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_VERDICT_DIR=str(verdicts),
                **{chapter_data.CHECKED_IN_ENV: str(build_dir)})
     totals, code = [0, 0], 0
-    # One test a CPU. With one more (tried on 2 CPUs: busy 98 % of CTest's run instead of 94 %),
-    # CTest's run took 792 s instead of 723 to 735 s: the waits it fills cost less than the contention.
+    # One test a CPU. One more was tried on 2 CPUs (busy 98 % of CTest's run instead of 94 %): that
+    # run took 792 s against 723 to 735 s with one a CPU, so no gain was shown (this machine's
+    # speed moves by as much between runs; docs/results/check-times.md).
     jobs = build.jobs()
     for run, selection in ((RUNS[0], ["-LE", "^answers$"]), (RUNS[1], ["-L", "^answers$"])):
         cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", jobs, "--no-tests=error",
