@@ -19,6 +19,14 @@ class Once(unittest.TestCase):
         first = chapter_data.load_chapter_once(self.root)
         self.assertIs(chapter_data.load_chapter_once(self.root), first)
 
+    def test_the_build_folder_however_named(self):
+        # The autograder's take and export name it from the environment (a string), its grade
+        # resolved (student/grade.build_folder): one read for the three.
+        build = self.root / "work" / ".." / "build"
+        first = chapter_data.load_chapter_once(self.root, str(build))
+        self.assertIs(chapter_data.load_chapter_once(self.root, build.resolve()), first)
+        self.assertIsNot(chapter_data.load_chapter_once(self.root, self.root / "other"), first)
+
     def test_a_changed_file_is_read_again(self):
         first = chapter_data.load_chapter_once(self.root)
         path = next(self.root.glob("chapters/*/questions.toml"))

@@ -269,7 +269,8 @@ def _formula_calls(f: Formula) -> set[str]:
 def load_chapter_once(root: Path, checked_in: Optional[Path] = None) -> Chapter:
     """load_chapter, read once a process while its files stay as they were (their size, time and
     inode): the autograder's one process takes, grades and exports, and each read is some 30 ms."""
-    key = (str(Path(root).resolve()), str(checked_in), _files_stamp(Path(root)))
+    folder = str(Path(checked_in).resolve()) if checked_in else ""  # as grade names it, or as the environment
+    key = (str(Path(root).resolve()), folder, _files_stamp(Path(root)))
     if key not in _LOADED:
         _LOADED[key] = load_chapter(root, checked_in)
     return _LOADED[key]

