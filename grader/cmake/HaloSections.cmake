@@ -78,20 +78,6 @@ function(halo_read_manifest)
   set(HALO_SECTIONS "${sections}" PARENT_SCOPE)
 endfunction()
 
-# nvcc compiles .cu files; give it a .cu wrapper per C++ source (a source file can have only
-# one language in a directory, and the CPU build needs the same files as C++).
-function(halo_as_cuda_sources out)
-  set(result "")
-  foreach(src IN LISTS ARGN)
-    get_filename_component(abs "${src}" ABSOLUTE)
-    string(MAKE_C_IDENTIFIER "${abs}" id)
-    set(wrapper "${CMAKE_CURRENT_BINARY_DIR}/cuda_wrappers/${id}.cu")
-    file(CONFIGURE OUTPUT "${wrapper}" CONTENT "#include \"${abs}\"\n")
-    list(APPEND result "${wrapper}")
-  endforeach()
-  set(${out} "${result}" PARENT_SCOPE)
-endfunction()
-
 # An object library with the section's kernels from `dir`, for the CPU backend.
 function(halo_cpu_kernels target dir)
   set(sources "")
@@ -232,14 +218,16 @@ function(halo_cpu_binary target sid kernel_dir)
        FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 endfunction()
 
-# The same tests and kernels built by nvcc for the CUDA backend. The section's tests are compiled
-# once (an object library) and linked with the kernels of each tree.
+# The same tests built for the CUDA backend, with the kernels built by nvcc. The section's tests
+# are host code, compiled once by the C++ compiler (an object library; grader/CMakeLists.txt says
+# why not nvcc) and linked with the kernels of each tree.
 function(halo_cuda_binary target folder kernel_dir)
   string(MAKE_C_IDENTIFIER "halo_tests_${folder}_cuda" test_objects)
   if(NOT TARGET ${test_objects})
     file(GLOB tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
-    halo_as_cuda_sources(test_wrappers ${tests})
-    add_library(${test_objects} OBJECT ${test_wrappers})
+    add_library(${test_objects} OBJECT ${tests})
+    # Without -Wall: a section's hints for the CPU backend's findings go unused here.
+    target_compile_options(${test_objects} PRIVATE -O2 ${HALO_GRADER_DEBUG})
     target_link_libraries(${test_objects} PRIVATE halo_testing_cuda)
   endif()
   # nvcc compiles a generated copy of each kernel file (tools/halo/core/gpu_kernel_source.py): the

@@ -13,7 +13,8 @@ JUDGE = "clang++ -O2 -g -DNDEBUG -O0 -Wall -g0 -o grader/CMakeFiles/judge_7_2.di
 JUDGE_WITH_DEBUG = "clang++ -O2 -g -DNDEBUG -O0 -Wall -o grader/CMakeFiles/judge_7_2.dir/sections/t.cpp.o -c t.cpp"
 CHECK_ONLY = "clang++ -O2 -g -o grader/remote/tests/CMakeFiles/fake_worker.dir/__/frame.cpp.o -c frame.cpp"
 # The GPU backend, which a check build has where nvcc is installed and a grade builds only with --gpu.
-GPU_JUDGE = "/usr/local/cuda/bin/nvcc -O2 -g -o grader/CMakeFiles/halo_testing_cuda.dir/cuda_wrappers/c.cu.o -c c.cu"
+GPU_JUDGE = ("/usr/local/cuda/bin/nvcc -O2 -g -o grader/CMakeFiles/test_7_2_solutions_gpu.dir/gpu_kernels/"
+             "test_7_2_solutions_gpu/k.cu.o -c k.cu")
 GPU_TOOL = "clang++ -O2 -g -o grader/CMakeFiles/halo_loadcount.dir/cuda/loadcount/tool.cpp.o -c tool.cpp"
 
 

@@ -31,9 +31,11 @@
   }
 #define HALO_CONSTANT(name, type, count)  // reached with halo::remote::read_constant(#name)
 
-#else  // nvcc: the student's file is linked in; these are its declarations
+#else  // the CUDA backend: the student's file is linked in; these are its declarations
 
-#define HALO_KERNEL(name, params) __global__ void name params;
+// HALO_GLOBAL: __global__ under nvcc; from a C++ compiler (the tests), the kernel's host stub,
+// which nvcc gives the kernel's own name and which cudaLaunchKernel takes (halo/launch.hpp).
+#define HALO_KERNEL(name, params) HALO_GLOBAL void name params;
 #define HALO_KERNEL_FOR(name, params) void (*name(int)) params;
 #define HALO_HOST_CALL(name, ret, params) ret name params;
 #define HALO_HOST_COPY(name, count) cudaError_t name(const float* host, int n);

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(HALO_BACKEND_CUDA)  // nvcc, or the CUDA backend's host-only tests
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -33,7 +33,7 @@ inline constexpr int kTensorSharedAlign = 128;  // a copy's destination in share
 // tensor-copy kernel's stages must fit in, and the CPU backend's limit (halo/cpu/scheduler.hpp).
 inline constexpr int kSharedBytesMax = 227 * 1024;
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(HALO_BACKEND_CUDA)  // one layout for the tests and the kernels
 struct TensorMap {
   CUtensorMap map;                    // opaque: the driver's encoding
   int32_t box_width = 0, box_height = 0;  // the box it was encoded for (a copy's byte count)
@@ -65,7 +65,7 @@ inline uint64_t tensor_map_span(int width, int height, int pitch) {
 inline cudaError_t make_tensor_map(const float* image, int width, int height, int pitch, int box_width, int box_height,
                                    TensorMap* out) {
   if (!out || !tensor_map_shape_ok(image, width, height, pitch, box_width, box_height)) return cudaErrorInvalidValue;
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(HALO_BACKEND_CUDA)
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
