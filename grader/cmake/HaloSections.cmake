@@ -98,6 +98,9 @@ function(halo_cpu_kernels target dir)
   foreach(kernel IN LISTS ARGN)
     list(APPEND launcher --kernel-file "${dir}/${kernel}")
   endforeach()
+  if(HALO_MODE STREQUAL "check")  # the files that passed, for the IR corpus test (core/validated_record.py)
+    list(APPEND launcher --validated-record "${HALO_VALIDATED_KERNELS}")
+  endif()
   set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher};--")
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include" "${HALO_GENERATED_INCLUDE}" "${dir}")
   add_dependencies(${target} halo_chapter_data)
@@ -514,6 +517,10 @@ function(halo_add_project_checks)
              WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/tools")
     set_tests_properties("${name}" PROPERTIES LABELS "project;unit" TIMEOUT 1200 COST ${HALO_UNIT_TEST_COST_${group}})
   endforeach()
+  # The IR corpus asks this build's record for the kernel files its compile launcher validated
+  # (core/validated_record.py), and compiles and reads only the others (the red team's attempts).
+  set_property(TEST "project: Python tools unit tests (ir-corpus)" PROPERTY
+               ENVIRONMENT "HALO_VALIDATED_KERNELS=${HALO_VALIDATED_KERNELS}")
   # Debug info in the kernel files and not in the grader's own code, which a student's first grade
   # compiles all of (tools/halo/dev/grader_flags.py, from this build's compile commands). Under a second.
   if(NOT HALO_DEBUG_GRADER)

@@ -11,11 +11,12 @@ its IR shows: the red team's attempts are mostly such files.
 """
 from __future__ import annotations
 
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from halo.core import cpus, validate
+from halo.core import cpus, validate, validated_record
 from tests.helpers import REPO_ROOT, scratch_dir, stubs
 
 # An include the source layer refuses that is not a header found by name on the include path.
@@ -61,12 +62,26 @@ def compile_one(path: Path):
         return path, None
 
 
-def modules(workers: int | None = None, then=None) -> dict[str, list[tuple]]:
+# In place of a module's IR: the check's build validated this file's exact bytes with this
+# validator's code (halo.core.validated_record), both readers agreeing and no finding.
+BUILD_VALIDATED = "validated by the check's build"
+
+
+def recorded_by_the_check(path: Path) -> bool:
+    """Whether the check's build recorded `path` as validated (in `./workbook check` only)."""
+    return validated_record.validated(os.environ.get(validated_record.ENV), path)
+
+
+def modules(workers: int | None = None, then=None, recorded=None) -> dict[str, list[tuple]]:
     """The corpus compiled: origin -> [(kernel file, IR text or None)], or with `then` (a function
     of the kernel file and its IR text) [(kernel file, IR text or None, then(file, IR) or None)]:
     each file's next steps run in the same worker as its compile, so one file's compile overlaps
-    another's steps, and every test of the corpus shares its one compile of each file."""
+    another's steps, and every test of the corpus shares its one compile of each file. A file
+    `recorded` says the check's build validated is neither compiled nor read: BUILD_VALIDATED in
+    place of its IR, None for its steps."""
     def one(path):
+        if recorded and recorded(path):
+            return (path, BUILD_VALIDATED) if then is None else (path, BUILD_VALIDATED, None)
         path, ir = compile_one(path)
         return (path, ir) if then is None else (path, ir, None if ir is None else then(path, ir))
     files = kernel_files()

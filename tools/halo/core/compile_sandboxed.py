@@ -1,9 +1,11 @@
 """CMake's compiler launcher for the objects built from a submission's kernel files
 (CXX_COMPILER_LAUNCHER of each tree's kernel library, grader/cmake/HaloSections.cmake):
 
-    python3 compile_sandboxed.py [--kernel-file FILE]... [--pch-dir DIR] -- /usr/bin/clang++ ... -o OBJ -c SRC
+    python3 compile_sandboxed.py [--kernel-file FILE]... [--pch-dir DIR] [--validated-record DIR] -- \
+        /usr/bin/clang++ ... -o OBJ -c SRC
 
 --pch-dir: where the grader's headers before the kernel file are kept precompiled (kernel_pch.py).
+--validated-record: the check build's record of the files that passed validation (validated_record.py).
 
 Compiling is the first thing a submission's text reaches, and `#include "/etc/passwd"` or a
 template bomb is compile-time code. So the compiler runs in the sandbox (tools/halo/core/sandbox.py)
@@ -19,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from halo.core import alignment_checks, kernel_overlay, kernel_pch, llvm_reader, own_names, sandbox, validate  # noqa: E402,E501  (needs the path above)
+from halo.core import (alignment_checks, kernel_overlay, kernel_pch, llvm_reader, own_names, sandbox,  # noqa: E402
+                       validate, validated_record)  # (needs the path above)
 
 
 _PATH_OPTIONS = ("-o", "-MF", "-I", "-isystem", "-iquote", "-include", "-c")
@@ -144,12 +147,14 @@ def _report(status, output):
 
 def main(argv):
     if "--" not in argv:
-        print("usage: compile_sandboxed.py [--kernel-file FILE]... [--pch-dir DIR] -- COMPILER ARGS...", file=sys.stderr)
+        print("usage: compile_sandboxed.py [--kernel-file FILE]... [--pch-dir DIR] [--validated-record DIR] -- "
+              "COMPILER ARGS...", file=sys.stderr)
         return 2
     split = argv.index("--")
     own, compiler = argv[:split], argv[split + 1:]
     kernel_files = [own[k + 1] for k, a in enumerate(own) if a == "--kernel-file" and k + 1 < len(own)]
     pch_dirs = [own[k + 1] for k, a in enumerate(own) if a == "--pch-dir" and k + 1 < len(own)]
+    records = [own[k + 1] for k, a in enumerate(own) if a == validated_record.OPTION and k + 1 < len(own)]
     compiler = _absolute(compiler)
     read_only, writable = _paths(compiler)
     read_only |= {os.path.abspath(f) for f in kernel_files if os.path.exists(f)}
@@ -236,6 +241,8 @@ def main(argv):
             print(f"halo: {not_checkable}: not compiled", file=sys.stderr)
             return 1
         status, more = codegen.finish()
+        if status == 0 and records:
+            validated_record.write(records[-1], mine)
         return _report(status, output + more)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
