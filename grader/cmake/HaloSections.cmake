@@ -214,7 +214,17 @@ endfunction()
 # CTest and the tools run; the judge's exit status is the verdict, never the worker's.
 function(halo_cpu_binary target sid kernel_dir)
   halo_cpu_kernels(${target}_kernels "${kernel_dir}" ${ARGN})
-  add_executable(${target}_worker $<TARGET_OBJECTS:${target}_kernels> $<TARGET_OBJECTS:halo_worker_entries_${sid}>)
+  halo_cpu_program(${target} ${sid} "${kernel_dir}" ${target}_kernels)
+endfunction()
+
+# The same from object libraries of kernel files already made (ARGN), which may come from
+# several trees: a known-wrong tree links the reference's object of each file it left unchanged.
+function(halo_cpu_program target sid kernel_dir)
+  set(objects "")
+  foreach(library IN LISTS ARGN)
+    list(APPEND objects $<TARGET_OBJECTS:${library}>)
+  endforeach()
+  add_executable(${target}_worker ${objects} $<TARGET_OBJECTS:halo_worker_entries_${sid}>)
   target_link_libraries(${target}_worker PRIVATE halo_worker_main)
   file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}"
        CONTENT "#!/bin/sh\n# Generated: the judge of this section with the worker built from ${kernel_dir}\nexec '$<TARGET_FILE:judge_${sid}>' '--halo-worker=$<TARGET_FILE:${target}_worker>' \"$@\"\n"
@@ -323,7 +333,18 @@ function(halo_add_section id)
 
   # check: the reference solutions must pass everything...
   set(solutions "${PROJECT_SOURCE_DIR}/solutions/${folder}")
-  halo_cpu_binary(test_${sid}_solutions ${sid} "${solutions}" ${kernels})
+  list(LENGTH kernels kernel_count)
+  if(kernel_count GREATER 1)  # an object library a file, for the known-wrong trees to share (below)
+    set(libraries "")
+    foreach(kernel IN LISTS kernels)
+      string(MAKE_C_IDENTIFIER "${kernel}" kid)
+      halo_cpu_kernels(test_${sid}_solution_${kid} "${solutions}" ${kernel})
+      list(APPEND libraries test_${sid}_solution_${kid})
+    endforeach()
+    halo_cpu_program(test_${sid}_solutions ${sid} "${solutions}" ${libraries})
+  else()
+    halo_cpu_binary(test_${sid}_solutions ${sid} "${solutions}" ${kernels})
+  endif()
   halo_register_tests("${bin}/test_${sid}_solutions" "solutions:" "solutions" ${cpu_tests})
   halo_answer_tests(${id} "solutions: " "${solutions}/answers.toml" "solutions")
   # ...the list read from the sources is the list the judge holds...
@@ -432,7 +453,27 @@ function(halo_add_wrong_kernels id sid slug folder kernels)
     set(name "${CMAKE_MATCH_2}")
     set(gpu_tool "${CMAKE_MATCH_3}")
     string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
-    halo_cpu_binary(test_${sid}_wrong_${nid} ${sid} "${out}/${slug_dir}" ${kernels})
+    # A mutation changes one file: the others are the reference's bytes (no kernel file includes
+    # another), and their objects are the reference's, not compiled again for each mutant (7.9's
+    # two files took some 2.5 s each in the check's build).
+    set(changed "")
+    set(shared "")
+    foreach(kernel IN LISTS kernels)
+      string(MAKE_C_IDENTIFIER "${kernel}" kid)
+      file(SHA256 "${out}/${slug_dir}/${kernel}" mine)
+      file(SHA256 "${PROJECT_SOURCE_DIR}/solutions/${folder}/${kernel}" reference)
+      if(TARGET test_${sid}_solution_${kid} AND mine STREQUAL reference)
+        list(APPEND shared test_${sid}_solution_${kid})
+      else()
+        list(APPEND changed ${kernel})
+      endif()
+    endforeach()
+    if(shared AND changed)
+      halo_cpu_kernels(test_${sid}_wrong_${nid}_kernels "${out}/${slug_dir}" ${changed})
+      halo_cpu_program(test_${sid}_wrong_${nid} ${sid} "${out}/${slug_dir}" test_${sid}_wrong_${nid}_kernels ${shared})
+    else()
+      halo_cpu_binary(test_${sid}_wrong_${nid} ${sid} "${out}/${slug_dir}" ${kernels})
+    endif()
     set(test "wrong kernels: ${id} ${slug} / ${name} is caught")
     add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal expect-failure
              --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_wrong_${nid}" --wrong-kernel "${id}" "${name}")
