@@ -54,9 +54,10 @@ def run(root, build_dir=None):
     env = dict(os.environ, HALO_REPORT_DIR=str(report_dir), HALO_VERDICT_DIR=str(verdicts),
                **{chapter_data.CHECKED_IN_ENV: str(build_dir)})
     totals, code = [0, 0], 0
-    # One test a CPU. One more was tried on 2 CPUs (busy 98 % of CTest's run instead of 94 %): that
-    # run took 792 s against 723 to 735 s with one a CPU, so no gain was shown (this machine's
-    # speed moves by as much between runs; docs/results/check-times.md).
+    # One test a CPU. One more was tried twice on 2 CPUs: 792 s against 723 to 735 s with one a
+    # CPU, on a slower hour; then the same commit 20 minutes after its fresh-clone CI, 686 s
+    # against 689 s, 99 % busy against about 94 % (docs/results/check-times.md). The tests want
+    # CPU, not more of them at once.
     jobs = build.jobs()
     for run, selection in ((RUNS[0], ["-LE", "^answers$"]), (RUNS[1], ["-L", "^answers$"])):
         cmd = [tc.ctest, "--test-dir", str(build_dir), "-j", jobs, "--no-tests=error",
