@@ -2,6 +2,7 @@
 writes one for a file that passed and none for a file it refused; a record names exact bytes and
 the validator's code as it is; the IR corpus takes recorded files as compared (test_ir_agreement)."""
 import os
+import shutil
 import tempfile
 import unittest
 import unittest.mock
@@ -15,6 +16,7 @@ from tests.test_compile_sandboxed import CLANG, HIDDEN, KERNEL, LauncherCase
 class Record(unittest.TestCase):
     def setUp(self):
         self.dir = Path(tempfile.mkdtemp(prefix="halo-record-test-"))
+        self.addCleanup(shutil.rmtree, self.dir, True)
         self.kernel = self.dir / "k.cu"
         self.kernel.write_text(KERNEL)
         self.folder = str(self.dir / "record")

@@ -3,8 +3,9 @@
 `./workbook check` builds every reference solution, stub, known-wrong and learner kernel through
 compile_sandboxed.py, which validates each file's IR, holding the validator's reading against
 LLVM's (ir_agreement.py), before the object is made; a finding or a difference stops the build.
-The check's build passes `--validated-record DIR` and the launcher writes one empty file per
-kernel file that passed, named by the SHA-256 of its bytes and of the validator's code. The IR corpus test
+The check's build passes `--validated-record DIR` and the launcher writes one file per kernel
+file that passed (holding its path, for a reader), named by the SHA-256 of its bytes and of the
+validator's code. The IR corpus test
 (tests/test_ir_agreement.py) asks this record, in the check, rather than compiling and reading the
 same files again (about two thirds of its work); run on its own, it compiles every file.
 
