@@ -126,7 +126,7 @@ def facts(ir_text: str, reader):
     """(facts, the bare names of the named types) of `ir_text` as validate.py reads it."""
     global v
     v = reader  # the same module on every call: threads may share it
-    m = v._Module(ir_text)
+    m = v._module(ir_text)  # the checks' own reading of the same text
     by_name = {fn.name: fn for fn in m.functions}
     functions = {name: _function(m, name, header, by_name[name]) for name, header in m.defined.items()}
     functions.update({name: _function(m, name, header, None) for name, header in m.declared.items()})

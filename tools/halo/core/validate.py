@@ -600,10 +600,23 @@ _FLOAT_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64, "x86_fp80": 
 
 
 _BRACKET = re.compile(r"[()\[\]{}<>,]")
+# The patterns of the per-line and per-instruction paths, compiled once (re's own cache is a
+# lookup per call: some 60,000 for 7.9's module).
+_VECTOR_OR_ARRAY = re.compile(r"[\[<]\s*(vscale x )?(\d+) x ")
+_INT_TYPE = re.compile(r"i\d+")
+_METADATA_LINE = re.compile(r"!(\d+) = (.*)")
+_OPCODE = re.compile(r"(?:(?:tail|musttail|notail) )?(\w+)")
+_ACCESS_PREFIX = re.compile(r"^\w+(?: (?:atomic|volatile|weak))*(?: (?:xchg|add|sub|and|nand|or|xor|"
+                            r"max|min|umax|umin|fadd|fsub|fmax|fmin)(?= ))?\s")
+_CAST = re.compile(r"\b(inttoptr|bitcast) \(?")
+_VARIABLE_ALLOCA = re.compile(r", i\d+ %")
 
 
+# The readers below are pure functions of their text, memoized: a module repeats its operands
+# and types thousands of times (7.9's: 26,000 type reads of some 2,000 distinct texts).
+@functools.lru_cache(maxsize=1 << 14)
 def _split_list(s):
-    """Top-level comma-separated pieces of s (brackets of every kind respected)."""
+    """Top-level comma-separated pieces of s (brackets of every kind respected), as a tuple."""
     pieces, depth, start = [], 0, 0
     for m in _BRACKET.finditer(s):
         ch = m.group()
@@ -616,9 +629,10 @@ def _split_list(s):
         else:
             depth -= 1
     pieces.append(s[start:].strip())
-    return pieces
+    return tuple(pieces)
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def _parse_type(s, i=0):
     """(type, end) for the LLVM type starting at s[i]. Types are tuples: ("int", bits),
     ("fp", name), ("ptr", pointee), ("vec"|"arr", n, elem), ("struct", fields, packed),
@@ -644,7 +658,7 @@ def _parse_type(s, i=0):
                 i += 1
         t = ("struct", tuple(fields), packed)
     elif s[i] in "[<":
-        m = re.compile(r"[\[<]\s*(vscale x )?(\d+) x ").match(s, i)
+        m = _VECTOR_OR_ARRAY.match(s, i)
         elem, i = _parse_type(s, m.end())
         while s[i] == " ":
             i += 1
@@ -655,7 +669,7 @@ def _parse_type(s, i=0):
         if not m:
             raise ValueError(f"cannot read an LLVM type at {s[i:i + 40]!r}")
         w, i = m.group(1), m.end()
-        t = (("int", int(w[1:])) if re.fullmatch(r"i\d+", w) else ("named", w) if w[0] == "%"
+        t = (("int", int(w[1:])) if _INT_TYPE.fullmatch(w) else ("named", w) if w[0] == "%"
              else ("fp", w) if w in _FLOAT_BITS else ("ptr", None) if w == "ptr" else ("other", w))
     while True:  # pointer and function-type suffixes
         j = i
@@ -786,7 +800,7 @@ class _Module:
             line = lines[k]
             c = line[:1]
             if c == "!":
-                m = re.match(r"!(\d+) = (.*)", line)
+                m = _METADATA_LINE.match(line)
                 if m:
                     self.md[int(m.group(1))] = m.group(2)
             elif line.startswith("define "):
@@ -842,6 +856,7 @@ _PARAM_ATTRIBUTE = re.compile(
 _ORDERING = re.compile(r'(?:\s+(?:syncscope\("[^"]*"\)|unordered|monotonic|acquire|release|acq_rel|seq_cst))+$')
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _value(operand):
     """The value of an operand written `TYPE [attributes] VALUE` (a constant expression whole)."""
     _, end = _parse_type(operand)
@@ -870,7 +885,7 @@ def _read_instruction(text):
     """(body, opcode, callee, through a cast?) of one instruction line; callee is None but for
     call, invoke and callbr: "@name", "%value" or "?" (ir_agreement.py checks this reading)."""
     body = text.split(" = ", 1)[1] if _LOCAL_DEF.match(text) else text.strip()
-    op = re.match(r"(?:(?:tail|musttail|notail) )?(\w+)", body).group(1)
+    op = _OPCODE.match(body).group(1)
     if op not in ("call", "invoke", "callbr"):
         return body, op, None, False
     direct = _DIRECT_CALLEE.search(body)
@@ -878,10 +893,17 @@ def _read_instruction(text):
     return body, op, direct.group(1) if direct else "@" + cast.group(1) if cast else "?", bool(cast)
 
 
+@functools.lru_cache(maxsize=1)
+def _module(text):
+    """The module of `text`, read once for the checks and for ir_agreement's facts (hand_facts),
+    which read the same text; nothing reads it to change it."""
+    return _Module(text)
+
+
 class _IrCheck:
     def __init__(self, path, ir_text, allowed_functions, allowed_globals):
         self.path = Path(path)
-        self.m = _Module(ir_text)
+        self.m = _module(ir_text)
         self.allowed = allowed_functions
         self.allowed_globals = allowed_globals
         self.found = []
@@ -1097,7 +1119,7 @@ class _IrCheck:
             callee_name = _unquote(callee[1:]) if callee and callee.startswith("@") else None
             for r in refs:
                 self.check_reference(r, at, callee=r == callee_name)
-            if op == "alloca" and re.search(r", i\d+ %", body):
+            if op == "alloca" and _VARIABLE_ALLOCA.search(body):
                 self.add(at, "a variable-length array", "vla")
             if op in ("atomicrmw", "cmpxchg"):
                 self.add(at, "an atomic instruction", "atomic")
@@ -1112,8 +1134,7 @@ class _IrCheck:
     def access(self, body, op):
         """(store size, pointer value) of a load, store, atomicrmw or cmpxchg."""
         try:
-            pieces = _split_list(re.sub(r"^\w+(?: (?:atomic|volatile|weak))*(?: (?:xchg|add|sub|and|nand|or|xor|"
-                                        r"max|min|umax|umin|fadd|fsub|fmax|fmin)(?= ))?\s", "", body))
+            pieces = _split_list(_ACCESS_PREFIX.sub("", body))
             value_piece, pointer_piece = (pieces[0], pieces[1]) if op in ("load", "store") else (pieces[1], pieces[0])
             return self.m.types.store(_parse_type(value_piece)[0]), _value(pointer_piece)
         except (ValueError, IndexError, KeyError, AttributeError):
@@ -1309,7 +1330,7 @@ class _IrCheck:
 
     def check_casts(self, body, at):
         """Function pointers made from an integer or from a data pointer."""
-        for m in re.finditer(r"\b(inttoptr|bitcast) \(?", body):
+        for m in _CAST.finditer(body):
             try:
                 src, end = _parse_type(body, m.end())
                 dst, _ = _parse_type(body, body.index(" to ", end) + 4)
