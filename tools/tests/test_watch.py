@@ -49,6 +49,13 @@ def _alive(pid):
         return True
 
 
+def _ctrl_c_as_a_terminal_gives_it():
+    """SIGINT back to its default in the child: a test run started in the background by a shell
+    without job control inherits it ignored, and so would the watch (Python keeps an ignored
+    SIGINT ignored), which a student's terminal never does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """`./workbook watch ...` run on a pseudo-terminal, as a student runs it."""
 
@@ -56,6 +63,7 @@ class Terminal:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the workbook
             try:
+                _ctrl_c_as_a_terminal_gives_it()
                 os.chdir(root)
                 os.execv(sys.executable, [sys.executable, str(root / "workbook"), *args])
             finally:
@@ -178,7 +186,8 @@ class Watch(unittest.TestCase):
     def test_not_a_terminal_no_clear_no_spinner(self):
         proc = subprocess.Popen([sys.executable, str(self.root / "workbook"), "watch", "7.2",
                                  "--grade-command", f"{sys.executable} {self.fast}"],
-                                cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                                cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                preexec_fn=_ctrl_c_as_a_terminal_gives_it)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         first = b""
         while b"Ctrl-C quits" not in first:  # the watch is in its loop: the grade has been shown

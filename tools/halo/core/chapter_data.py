@@ -272,12 +272,18 @@ def load_chapter_once(root: Path, checked_in: Optional[Path] = None) -> Chapter:
     folder = str(Path(checked_in).resolve()) if checked_in else ""  # as grade names it, or as the environment
     key = (str(Path(root).resolve()), folder, _files_stamp(Path(root)))
     if key not in _LOADED:
-        # A caller that names no folder (the grader cache's key, after grade read the chapter
-        # with its own) takes a copy read from these very files: each was checked, now or, by
-        # its folder's record, by the same code before. Checking again cost a grade some 0.1 s.
-        same = [c for (r, _, stamp), c in _LOADED.items() if (r, stamp) == (key[0], key[2])] if not folder else []
-        _LOADED[key] = same[0] if same else load_chapter(root, checked_in)
+        _LOADED[key] = load_chapter(root, checked_in)
     return _LOADED[key]
+
+
+def any_loaded_copy(root: Path) -> Chapter:
+    """A chapter this process has read from these very files, whichever folder it was read
+    with (each was checked, now or, by its folder's record, by the same code before); else
+    load_chapter_once(root). For what only needs the chapter's text (the grader cache's key,
+    after grade read the chapter with its build folder: checking it again cost a grade 0.1 s)."""
+    where, stamp = str(Path(root).resolve()), _files_stamp(Path(root))
+    same = [c for (r, _, s), c in _LOADED.items() if (r, s) == (where, stamp)]
+    return same[0] if same else load_chapter_once(root)
 
 
 _LOADED = {}

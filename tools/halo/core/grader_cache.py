@@ -75,7 +75,7 @@ def _files(root: Path):
 def _generated_headers(root: Path) -> bytes:
     """chapter_data.hpp and chapter_defines.hpp as this tree's build generates them."""
     from . import chapter_data, cpp_header
-    chapter = chapter_data.load_chapter_once(root)  # grade's own, when it has read it
+    chapter = chapter_data.any_loaded_copy(root)  # grade's own, when it has read it
     return (cpp_header.emit_header(chapter) + "\0" + cpp_header.emit_defines(chapter)).encode()
 
 
