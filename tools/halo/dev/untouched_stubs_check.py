@@ -13,7 +13,6 @@ at a time, and the clone's grade build stays warm for all), in its build/grade:
 2. 7.3's stub with one byte more (a newline at its end): built and run, its messages the judge's.
 """
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 from ..core import committed, untouched, untouched_stubs
 from ..core.chapter_data import load_chapter
 from ..course.term_check import course_repo
+from .student_path_check import _env
 from ..core.workbook_argv import workbook_argv
 
 WRITTEN, ONE_BYTE_MORE = "7.2", "7.3"
@@ -32,8 +32,7 @@ PROGRESS = re.compile(r"^(building |running the kernels tests|checking the answe
 
 def _grade(repo, tree, build, run_stubs):
     """(what the grade printed, its results.json, Gradescope's results.json made from it)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HALO_")}  # none of a check's own
-    env.update({"HALO_SEED": SEED, "NO_COLOR": "1", untouched_stubs.RUN_STUBS: run_stubs})
+    env = dict(_env(), **{"HALO_SEED": SEED, untouched_stubs.RUN_STUBS: run_stubs})  # none of a check's own
     p = subprocess.run([*workbook_argv(repo), "grade", "--exercises", str(tree), "--build-dir",
                         str(build)], cwd=repo, capture_output=True, text=True, env=env)
     subprocess.run([*workbook_argv(repo), "export", "gradescope", "--results",
