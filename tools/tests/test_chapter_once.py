@@ -27,20 +27,6 @@ class Once(unittest.TestCase):
         self.assertIs(chapter_data.load_chapter_once(self.root, build.resolve()), first)
         self.assertIsNot(chapter_data.load_chapter_once(self.root, self.root / "other"), first)
 
-    def test_any_loaded_copy_takes_the_copy_a_build_folder_read(self):
-        # The grader cache's key (grader_cache._generated_headers) after grade read the chapter
-        # with its build folder: the same files, not read and checked a second time.
-        first = chapter_data.load_chapter_once(self.root, self.root / "build")
-        self.assertIs(chapter_data.any_loaded_copy(self.root), first)
-        # load_chapter_once itself still reads for a caller that names no folder (the control).
-        self.assertIsNot(chapter_data.load_chapter_once(self.root), first)
-
-    def test_any_loaded_copy_of_other_files_is_not_taken(self):
-        first = chapter_data.load_chapter_once(self.root, self.root / "build")
-        path = next(self.root.glob("chapters/*/questions.toml"))
-        path.write_text(path.read_text() + "\n# changed\n")
-        self.assertIsNot(chapter_data.any_loaded_copy(self.root), first)
-
     def test_a_changed_file_is_read_again(self):
         first = chapter_data.load_chapter_once(self.root)
         path = next(self.root.glob("chapters/*/questions.toml"))

@@ -276,16 +276,6 @@ def load_chapter_once(root: Path, checked_in: Optional[Path] = None) -> Chapter:
     return _LOADED[key]
 
 
-def any_loaded_copy(root: Path) -> Chapter:
-    """A chapter this process has read from these very files, whichever folder it was read
-    with (each was checked, now or, by its folder's record, by the same code before); else
-    load_chapter_once(root). For what only needs the chapter's text (the grader cache's key,
-    after grade read the chapter with its build folder: checking it again cost a grade 0.1 s)."""
-    where, stamp = str(Path(root).resolve()), _files_stamp(Path(root))
-    same = [c for (r, _, s), c in _LOADED.items() if (r, s) == (where, stamp)]
-    return same[0] if same else load_chapter_once(root)
-
-
 _LOADED = {}
 
 

@@ -50,10 +50,11 @@ TRUSTED_OWNERS = {0}
 MEMO = "halo-machine-grader.json"  # in a build folder: the inputs' listing when it last imported
 LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
 # What the libraries are made of, relative to the tree's root: their sources and headers (not
-# the runtime's own tests) and the build files; and chapter_data.hpp, by its text (key() writes it
-# as the build would), so that trees whose chapters/ differ only where the header does not (the
-# Gradescope zip leaves out the errata) share. More than the libraries need is only a miss; less
-# would be a wrong import.
+# the runtime's own tests) and the build files. Not the chapter: no library source can include
+# its generated headers (HaloGraderLibraries.cmake gives them to what links a library, never to
+# the library's own compile), so trees of other chapters (a release of two sections, the
+# Gradescope zip without the errata) share one build: three identical builds of each check were
+# two too many. More than the libraries need is only a miss; less would be a wrong import.
 SOURCES = ("grader/cpu", "grader/remote", "grader/platform", "grader/testing", "grader/include")
 BUILD_FILES = ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/cmake")
 # Headers of the libraries the grader's libraries compile against, found where CMake finds them.
@@ -72,11 +73,28 @@ def _files(root: Path):
                 yield Path(dirpath) / name
 
 
-def _generated_headers(root: Path) -> bytes:
-    """chapter_data.hpp and chapter_defines.hpp as this tree's build generates them."""
-    from . import chapter_data, cpp_header
-    chapter = chapter_data.any_loaded_copy(root)  # grade's own, when it has read it
-    return (cpp_header.emit_header(chapter) + "\0" + cpp_header.emit_defines(chapter)).encode()
+def chapter_problems(build_dir) -> list:
+    """Why key() may not leave the chapter out, read from a build that made the libraries (the
+    check's): each of their compiles that is given the generated headers' folder, or read a
+    file in it. Empty when none is: the libraries are the same for every chapter."""
+    build_dir = Path(build_dir)
+    generated = str(build_dir / "generated")
+    ninja = shutil.which("ninja") or "ninja"
+    listed = subprocess.run([ninja, "-C", str(build_dir), "-t", "inputs", *(f"lib{n}.a" for n in LIBRARIES)],
+                            capture_output=True, text=True)
+    if listed.returncode != 0:
+        return [f"ninja cannot list the libraries' inputs in {build_dir}: {listed.stderr.strip()}"]
+    objects = [o for o in listed.stdout.splitlines() if o.endswith(".o")]
+    problems = [] if objects else [f"no object of the grader's libraries in {build_dir}"]
+    for obj in objects:
+        command = subprocess.run([ninja, "-C", str(build_dir), "-t", "commands", obj], capture_output=True,
+                                 text=True).stdout.strip().splitlines()[-1:]
+        deps = subprocess.run([ninja, "-C", str(build_dir), "-t", "deps", obj], capture_output=True, text=True).stdout
+        if command and f"-I{generated}" in command[0].split():
+            problems.append(f"{obj} is compiled with the chapter's generated headers (-I{generated})")
+        problems += [f"{obj} reads {line.strip()}" for line in deps.splitlines()
+                     if line.strip().startswith((generated, "generated/"))]
+    return problems
 
 
 def key(root, toolchain) -> str:
@@ -86,7 +104,6 @@ def key(root, toolchain) -> str:
     for path in _files(root):
         h.update(str(path.relative_to(root)).encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
-    h.update(_generated_headers(root) + b"\0")
     for tool in (toolchain.cxx, toolchain.cmake):
         real = os.path.realpath(tool)
         st = os.stat(real)
