@@ -166,6 +166,7 @@ def main(argv):
     # Kernel files of this section that other wrappers compile are not this compile's business.
     mine = [os.path.abspath(k) for k in kernel_files if os.path.abspath(k) in wrapper_text]
     if mine:  # LLVM's reader of the IR (validate_ir) starts while the IR is compiled
+        llvm_reader.VERSIONS_FOLDER = os.getcwd()  # Ninja runs this in the build folder
         llvm_reader.prestart(compiler[0])
     # A book name the file declares itself (`constexpr int TILE_SIZE = 4;`) loses the grader's macro.
     compiler = compiler[:1] + own_names.flags_for_files(mine, own_names.header_in(_include_dirs(compiler))) + compiler[1:]
