@@ -623,10 +623,11 @@ function(halo_add_project_checks)
   set(name "project: the Dev Container's linux/amd64 image builds with podman and grades 7.2 right")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} check --container --build-dir "${CMAKE_BINARY_DIR}/container-check")
   set_tests_properties("${name}" PROPERTIES LABELS "project;container" TIMEOUT 1200 COST 166)
-  # The grader cache's key leaves the chapter out, so that trees of other chapters (a release, the
-  # Gradescope zip) share one build of the libraries: no compile of theirs may see its headers.
-  set(name "project: the grader's libraries compile without the chapter's generated headers")
-  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-libraries-chapter-free --build-dir "${CMAKE_BINARY_DIR}")
+  # The grader cache's key leaves out the chapter and the kernels' given headers, so that trees of
+  # other chapters (a release, the Gradescope zip) share one build of the libraries: no compile of
+  # theirs may read them.
+  set(name "project: the grader's libraries read neither the chapter nor the kernels' given headers")
+  add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-libraries-left-out --build-dir "${CMAKE_BINARY_DIR}")
   set_tests_properties("${name}" PROPERTIES LABELS "project;trust")
   # A student release of 7.2 and 7.4 made from the last commit: grade builds in it, fails the
   # stubs, passes the reference kernels with full points, and refuses the instructor editions.

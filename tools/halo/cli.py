@@ -337,8 +337,8 @@ def _parser():
     ag.add_argument("--build", required=True, metavar="DIR", help="the grade's build folder")
     ag.add_argument("--results", required=True, metavar="FILE", help="Gradescope's results.json")
     ag.add_argument("--started", required=True, type=float, metavar="EPOCH", help="when the run began (seconds)")
-    cf = isub.add_parser("check-libraries-chapter-free",
-                         help="the grader's libraries of a build compile without the chapter's headers (grader_cache.key)")
+    cf = isub.add_parser("check-libraries-left-out",
+                         help="the grader's libraries of a build read nothing grader_cache.key leaves out")
     cf.add_argument("--build-dir", required=True, metavar="DIR")
     cr = isub.add_parser("check-release", help="release 7.2 and 7.4; grade the stubs and the reference kernels in it")
     cr.add_argument("--work", required=True, metavar="DIR")
@@ -516,10 +516,10 @@ def _internal(root, args):
     if args.internal == "check-slurm":
         from .course import slurm_check
         return slurm_check.run_check(root, chapter, args.work)
-    if args.internal == "check-libraries-chapter-free":
+    if args.internal == "check-libraries-left-out":
         from .core import grader_cache
-        problems = grader_cache.chapter_problems(args.build_dir)
-        print("\n".join(problems) or "the grader's libraries compile without the chapter's generated headers")
+        problems = grader_cache.left_out_problems(args.build_dir, root)
+        print("\n".join(problems) or "the grader's libraries read neither the chapter nor the kernels' given headers")
         return 1 if problems else 0
     if args.internal == "check-release":
         from .course.release import check as release_check

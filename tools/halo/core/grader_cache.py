@@ -50,12 +50,15 @@ TRUSTED_OWNERS = {0}
 MEMO = "halo-machine-grader.json"  # in a build folder: the inputs' listing when it last imported
 LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
 # What the libraries are made of, relative to the tree's root: their sources and headers (not
-# the runtime's own tests) and the build files. Not the chapter: no library source can include
+# the runtime's own tests, nor LEFT_OUT) and the build files. Not the chapter: no library source can include
 # its generated headers (HaloGraderLibraries.cmake gives them to what links a library, never to
 # the library's own compile), so trees of other chapters (a release of two sections, the
 # Gradescope zip without the errata) share one build: three identical builds of each check were
 # two too many. More than the libraries need is only a miss; less would be a wrong import.
 SOURCES = ("grader/cpu", "grader/remote", "grader/platform", "grader/testing", "grader/include")
+# Under SOURCES but no library's input: the headers kernel files may include, of which a release
+# of some sections holds only its own (left_out_problems proves that no library reads one).
+LEFT_OUT = ("grader/include/halo/given",)
 BUILD_FILES = ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/cmake")
 # Headers of the libraries the grader's libraries compile against, found where CMake finds them.
 SYSTEM_HEADERS = ("/usr/include/boost/version.hpp", "/usr/include/doctest/doctest.h",
@@ -68,17 +71,21 @@ def _files(root: Path):
         if path.is_file():
             yield path
         for dirpath, dirnames, filenames in os.walk(path):
-            dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
+            dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__")
+                                 and os.path.relpath(os.path.join(dirpath, d), root) not in LEFT_OUT)
             for name in sorted(filenames):
                 yield Path(dirpath) / name
 
 
-def chapter_problems(build_dir) -> list:
-    """Why key() may not leave the chapter out, read from a build that made the libraries (the
-    check's): each of their compiles that is given the generated headers' folder, or read a
-    file in it. Empty when none is: the libraries are the same for every chapter."""
+def left_out_problems(build_dir, root) -> list:
+    """Why key() may not leave out what it leaves out, read from a build of the tree `root` that
+    made the libraries (the check's): each of their compiles that is given the chapter's
+    generated headers' folder, or reads a file there or among the kernels' given headers
+    (LEFT_OUT). Empty when none does: the libraries are the same for every chapter and every
+    set of given headers."""
     build_dir = Path(build_dir)
     generated = str(build_dir / "generated")
+    left_out = [generated, "generated/"] + [str(Path(root) / rel) for rel in LEFT_OUT]
     ninja = shutil.which("ninja") or "ninja"
     listed = subprocess.run([ninja, "-C", str(build_dir), "-t", "inputs", *(f"lib{n}.a" for n in LIBRARIES)],
                             capture_output=True, text=True)
@@ -93,7 +100,7 @@ def chapter_problems(build_dir) -> list:
         if command and f"-I{generated}" in command[0].split():
             problems.append(f"{obj} is compiled with the chapter's generated headers (-I{generated})")
         problems += [f"{obj} reads {line.strip()}" for line in deps.splitlines()
-                     if line.strip().startswith((generated, "generated/"))]
+                     if line.strip().startswith(tuple(left_out))]
     return problems
 
 
