@@ -50,9 +50,9 @@ TRUSTED_OWNERS = {0}
 MEMO = "halo-machine-grader.json"  # in a build folder: the inputs' listing when it last imported
 LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
 # What the libraries are made of, relative to the tree's root: their sources and headers (not
-# the runtime's own tests, nor LEFT_OUT) and the build files. Not the chapter: no library source can include
-# its generated headers (HaloGraderLibraries.cmake gives them to what links a library, never to
-# the library's own compile), so trees of other chapters (a release of two sections, the
+# the runtime's own tests, nor LEFT_OUT) and the build files. Not the chapter: no library source
+# can include its generated headers (HaloGraderLibraries.cmake gives them to what links a library,
+# never to the library's own compile), so trees of other chapters (a release of two sections, the
 # Gradescope zip without the errata) share one build: three identical builds of each check were
 # two too many. More than the libraries need is only a miss; less would be a wrong import.
 SOURCES = ("grader/cpu", "grader/remote", "grader/platform", "grader/testing", "grader/include")
