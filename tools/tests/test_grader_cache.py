@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tree(top: Path) -> Path:
-    """A tree with the project's chapters (chapter_data.hpp is written from them) and stand-ins
-    for the libraries' sources."""
+    """A tree with the project's chapters (no input of the key: the test shows it) and stand-ins
+    for the libraries' sources, a kernels' given header among them."""
     for rel in ("CMakeLists.txt", "grader/CMakeLists.txt", "grader/cpu/scheduler.cpp", "grader/testing/compare.cpp",
                 "grader/cpu/tests/test_scheduler.cpp", "exercises/7.2/kernel.cu", "grader/include/halo/launch.hpp",
                 "grader/include/halo/given/tile_copy.cuh"):

@@ -86,7 +86,7 @@ def left_out_problems(build_dir, root) -> list:
     build_dir = Path(build_dir)
     generated = str(build_dir / "generated")
     left_out = [generated, "generated/"] + [str(Path(root) / rel) for rel in LEFT_OUT]
-    ninja = shutil.which("ninja") or "ninja"
+    ninja = cache_value(build_dir, "CMAKE_MAKE_PROGRAM") or "ninja"  # the build's own, as build.failed_targets
     listed = subprocess.run([ninja, "-C", str(build_dir), "-t", "inputs", *(f"lib{n}.a" for n in LIBRARIES)],
                             capture_output=True, text=True)
     if listed.returncode != 0:
