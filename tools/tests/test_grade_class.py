@@ -8,7 +8,7 @@ import unittest
 from pathlib import Path
 
 from halo.core.chapter_data import load_chapter
-from halo.core import assignment
+from halo.core import assignment, results
 from halo.course import class_harness, class_submission, class_submissions, feedback, gradebook
 
 from .helpers import REPO_ROOT, scratch_dir
@@ -179,8 +179,10 @@ class PointsAndFeedback(unittest.TestCase):
         self.assertTrue(gradebook.status(None, self.assignment.sections, "OSError: disk full").startswith("error: "))
 
     def test_a_test_stopped_by_grade_class_own_limit_is_named_timed_out(self):
+        # What judge_runs.Runner (grade-class's runner) says of a test past its limit.
         res = _results(3)
-        stopped = class_submission._test_record(res["tests"][3]["name"], None, "", class_submission.TEST_SECONDS)
+        stopped = dict(res["tests"][3], status="failed", message=results.failure_message(
+            "ERROR: this test did not finish within 120 s (the limit CTest gives each test)\n"))
         res["tests"][3] = stopped
         self.assertEqual(stopped["status"], "failed")
         self.assertEqual(gradebook.status(res, self.assignment.sections), "7.2 timed out")

@@ -11,6 +11,7 @@ import unittest
 from pathlib import Path
 
 from halo.core import judge_runs
+from halo.core.message_keys import key_and_line
 
 # The stand-in: runs the tests named by --test-case= in order. A test called "... pass" passes,
 # "... fail" prints an error and fails, "... crash" dies, "... hang" sleeps, "... forge" prints
@@ -97,7 +98,47 @@ class JudgeRuns(unittest.TestCase):
         tests, _ = self.run_tests(names, jobs=1, timeout_s=2)
         self.assertEqual(tests[names[0]]["status"], "failed")
         self.assertIn("did not finish within 2 s", tests[names[0]]["message"])
+        # Read as a time-out where statuses and the class report name mistakes (grade-class's
+        # gradebook says "7.4 timed out"); the control: a failed assertion is no time-out.
+        self.assertEqual(key_and_line(tests[names[0]]["message"])[0], "timeout")
+        self.assertNotEqual(key_and_line("7.4 tiled-1d / correct / b fail went wrong")[0], "timeout")
         self.assertEqual(tests[names[1]]["status"], "passed")
+
+    def test_a_command_runs_with_the_judge_s_options_after_its_own(self):
+        """grade-class's program: the harness's judge and the submission's worker (a list)."""
+        names = ["7.2 basic-1d / correct / a pass", "7.2 basic-1d / correct / b fail"]
+        runner = judge_runs.Runner(dict(os.environ), self.dir, self.dir / "out", between_s=60)
+        tests = runner.run([([sys.executable, self.judge, "--halo-worker=/nowhere"], names)], 1)
+        self.assertEqual([t["status"] for t in tests], ["passed", "failed"])
+
+    def test_the_tracker_sees_every_judge_and_can_stop_it(self):
+        """grade-class's interrupt stops the judges it was told of (class_submission.Processes):
+        a hanging test ends at once, not after its limit, and nothing is left tracked."""
+        import signal
+        import threading
+
+        class Tracker:
+            def __init__(self):
+                self.started, self.running = [], set()
+
+            def track(self, proc):
+                self.started.append(proc)
+                self.running.add(proc)
+                threading.Timer(1.0, os.killpg, (proc.pid, signal.SIGKILL)).start()
+
+            def untrack(self, proc):
+                self.running.discard(proc)
+
+        tracker = Tracker()
+        names = ["7.4 tiled-1d / correct / a pass", "7.4 tiled-1d / correct / b hang"]
+        runner = judge_runs.Runner(dict(os.environ), self.dir, self.dir / "out", timeout_s=60, between_s=60,
+                                   tracker=tracker)
+        tests = {t["name"]: t for t in runner.run([(self.judge, names)], 1)}
+        self.assertEqual(len(tracker.started), 1)
+        self.assertEqual(tracker.running, set())
+        self.assertEqual(tests[names[0]]["status"], "passed")
+        self.assertEqual(tests[names[1]]["status"], "failed")
+        self.assertIn("ended by signal SIGKILL", tests[names[1]]["message"])
 
     def test_a_name_the_program_does_not_run_fails(self):
         names = ["7.2 basic-1d / correct / a pass", "7.2 basic-1d / correct / unknown pass"]

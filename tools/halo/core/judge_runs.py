@@ -100,10 +100,14 @@ class Runner:
     as each test ends (from the lanes' threads, one call at a time), like build.run_ctest's: a first
     failure can be shown while the other tests still run."""
 
-    def __init__(self, env, cwd, output_dir, timeout_s=None, progress=None, on_failed=None, between_s=None):
+    def __init__(self, env, cwd, output_dir, timeout_s=None, progress=None, on_failed=None, between_s=None,
+                 tracker=None):
         """`timeout_s`: how long one test may run (CTest's limit); `between_s`: how long the judge may
-        take to start its first test or the next one (the same limit unless given)."""
+        take to start its first test or the next one (the same limit unless given). `tracker`: told of
+        each judge process as it starts and ends (track/untrack), so that its owner can stop them all
+        (grade-class's interrupt, class_submission.Processes)."""
         self.env, self.cwd, self.output_dir = env, cwd, Path(output_dir)
+        self.tracker = tracker
         self.timeout_s = timeout_s if timeout_s is not None else test_timeout_s()
         self.between_s = between_s if between_s is not None else self.timeout_s
         self.progress, self.on_failed = progress, on_failed
@@ -112,7 +116,9 @@ class Runner:
         self.tests = {}
 
     def run(self, programs, jobs):
-        """Runs every (program, [names]); returns one result per name, in the order given."""
+        """Runs every (program, [names]); returns one result per name, in the order given. A program
+        is a path, or a command (a list) to which the judge's own options are added: grade-class runs
+        its harness's judge with the submission's worker, `[judge, "--halo-worker=WORKER"]`."""
         self.output_dir.mkdir(parents=True, exist_ok=True)
         self.total = sum(len(names) for _, names in programs)
         threads = [threading.Thread(target=self._lane, args=(lane,)) for lane in lanes(programs, jobs)]
@@ -150,7 +156,8 @@ class Runner:
         read_fd, write_fd = os.pipe()
         with tempfile.TemporaryFile(dir=self.output_dir, prefix="judge-output-") as out:
             try:
-                proc = subprocess.Popen([str(program), f"--halo-case-records={write_fd}", "--test-case=" + filter_of(names)],
+                command = [str(a) for a in program] if isinstance(program, (list, tuple)) else [str(program)]
+                proc = subprocess.Popen([*command, f"--halo-case-records={write_fd}", "--test-case=" + filter_of(names)],
                                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                         pass_fds=(write_fd,), env=self.env, cwd=self.cwd, start_new_session=True)
             except OSError as e:
@@ -161,6 +168,8 @@ class Runner:
                     self._store(name, False, f"ERROR: the tests of this section could not start: {e}\n", 0.0)
                 return []
             os.close(write_fd)
+            if self.tracker:
+                self.tracker.track(proc)
             records = _Records(read_fd)
             starts, ended, began = [], {}, {}
             current, since, stopped = None, time.monotonic(), None
@@ -191,6 +200,8 @@ class Runner:
             finally:
                 os.close(read_fd)
                 code = proc.wait()
+                if self.tracker:
+                    self.tracker.untrack(proc)
             out.seek(0)
             text = out.read()
         return self._results(names, starts, ended, began, text, code, stopped)

@@ -57,7 +57,7 @@ KEYS = [
     ("block-race", r"race between blocks"),
     ("uninitialised-shared", r"read of uninitialised shared memory"),
     ("barrier-divergence", r"barrier divergence"),
-    ("timeout", r"launch did not finish|did not reply within|ran past \d+ s and was stopped"),
+    ("timeout", r"launch did not finish|did not reply within|did not finish within \d+ s|ran past \d+ s and was stopped"),
     ("work-limit", r"too many memory accesses in one thread"),
     ("crash", r"\bcrash\b|killed by signal"),
     ("launch-config", r"launch .* failed: cudaError|gave (?:grid|block) .*(?:block|expected)"),

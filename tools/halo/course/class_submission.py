@@ -2,11 +2,14 @@
 compiled and linked into workers, each test run by the section's judge, its answers checked,
 and a results.json written exactly as `./workbook grade` writes one.
 
-Each test is its own judge process, as under CTest, with the same command, environment and
-time limit, so a submission scores here what `./workbook grade` gives it. One thing differs:
-once a test of a section ran past its time limit, the section's remaining tests fail at once
-with that cause instead of each waiting out the limit again (an endless loop costs one time-out
-per section, not one per test).
+A section's tests run in one judge process, as `./workbook grade` runs them (core/judge_runs.py:
+the same command, environment and time limit as CTest's, the verdicts read from the judge's case
+records), so a submission scores here what grade gives it. One lane a submission: grade-class
+already grades as many submissions at once as there are CPUs. It used to start a judge, a
+sandbox and a worker for every test: some 30 process starts for a section, where one does
+(docs/results/check-times.md, "grade-class in one judge a section"). Once a test of a section
+ran past its time limit, the judge fails the section's remaining tests at once with that cause
+(judge_client.cpp), instead of each waiting out the limit again.
 """
 from __future__ import annotations
 
@@ -19,11 +22,9 @@ import threading
 import time
 from pathlib import Path
 
-from ..core import answers_phase, kernel_pch, results, untouched_stubs
-from ..core.message_keys import key_and_line
+from ..core import answers_phase, judge_runs, kernel_pch, results, untouched_stubs
 from .class_harness import LAUNCHER
 
-TEST_SECONDS = 120   # what CTest allows one test (HALO_TEST_TIMEOUT in HaloSections.cmake)
 LINK_SECONDS = 120
 HIDDEN_FROM_TESTS = ("HALO_COURSE_SECRET", "HALO_STUDENT")  # the judge and its worker never see them
 
@@ -64,6 +65,17 @@ class Processes:
             raise Stopped()
         return status, out.decode(errors="replace"), time.monotonic() - start
 
+    def track(self, proc):
+        """A process started elsewhere (a judge of judge_runs.Runner), stopped with the others."""
+        with self.lock:
+            self.running.add(proc)
+        if self.stopping.is_set():
+            _kill(proc)
+
+    def untrack(self, proc):
+        with self.lock:
+            self.running.discard(proc)
+
     def stop_all(self):
         self.stopping.set()
         with self.lock:
@@ -76,10 +88,6 @@ def _kill(proc):
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _test_filter(name):
-    return name.replace(",", "\\,")  # doctest splits a filter at commas (as HaloSections.cmake escapes)
 
 
 def _build_section(procs, recipe, exercises, scratch, pch_dir):
@@ -116,35 +124,15 @@ def _build_section(procs, recipe, exercises, scratch, pch_dir):
     return worker, None
 
 
-def _test_record(name, status, output, seconds):
-    info = results.parse_name(name)
-    if status is None:
-        state, message = "failed", f"the test ran past {TEST_SECONDS} s and was stopped"
-    elif status == 0:
-        state, message = "passed", ""
-    elif status == 77:
-        state, message = "skipped", ""
-    else:
-        state, message = "failed", results.failure_message(output)
-    return {"name": name, "section": info["section"], "kind": info["kind"], "status": state,
-            "message": message, "seconds": round(seconds, 3)}
-
-
-def _run_tests(procs, harness, recipe, worker, env):
-    tests, hang = [], None
-    for name in recipe.tests:
-        if hang is not None:
-            info = results.parse_name(name)
-            tests.append({"name": name, "section": info["section"], "kind": info["kind"], "status": "failed",
-                          "message": f"not run: an earlier test of this section ran past its time limit "
-                                     f"({hang['name']}):\n{hang['message']}", "seconds": 0.0})
-            continue
-        argv = [str(recipe.judge), f"--halo-worker={worker}", f"--test-case={_test_filter(name)}"]
-        status, out, seconds = procs.run(argv, cwd=harness.cwd, env=env, seconds=TEST_SECONDS)
-        record = _test_record(name, status, out, seconds)
-        tests.append(record)
-        if record["status"] == "failed" and (status is None or key_and_line(record["message"])[0] == "timeout"):
-            hang = record
+def _run_tests(procs, harness, recipe, worker, env, scratch):
+    """The section's tests in one judge with the submission's worker (a test the judge did not
+    reach, after one that stopped it, gets a judge of its own: judge_runs.Runner)."""
+    if procs.stopping.is_set():
+        raise Stopped()
+    runner = judge_runs.Runner(env, harness.cwd, scratch, tracker=procs)  # CTest's limit a test
+    tests = runner.run([([recipe.judge, f"--halo-worker={worker}"], list(recipe.tests))], 1)
+    if procs.stopping.is_set():
+        raise Stopped()
     return tests
 
 
@@ -185,7 +173,7 @@ def grade(procs, harness, chapter, sections, exercises, scratch, seed, isolation
             failures[s.id] = build_output
             tests += _not_built(recipe)
             continue
-        tests += _run_tests(procs, harness, recipe, worker, env)
+        tests += _run_tests(procs, harness, recipe, worker, env, scratch / "judge-output")
     answered = answers_phase.run(chapter, sections, exercises, report_dir, student)
     expected = [n for s in sections if s.id in harness.recipes for n in harness.recipes[s.id].tests]
     res = results.assemble(chapter, sections, tests + answered, expected, report_dir, failures, seed, exercises,
