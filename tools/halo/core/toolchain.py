@@ -137,7 +137,12 @@ def ensure(quiet=False, cache_dir=None):
     if prefix is None:
         print(f"halo: missing {what}.", file=sys.stderr)
         if shutil.which("apt-get"):
-            print(f"Install them with:\n\n    sudo apt-get install -y {' '.join(packages)}\n", file=sys.stderr)
+            # setup first, as docs/getting-started.md: it installs the same packages and builds the
+            # grader's libraries once for the machine, which a clone's first grade then imports
+            # (about 20 s less of it: docs/results/grade-loop-times.md).
+            print("Install them, and the grader's libraries for every clone on this machine, with:\n\n"
+                  "    sudo ./workbook setup\n\n"
+                  f"or the packages alone: sudo apt-get install -y {' '.join(packages)}\n", file=sys.stderr)
         else:
             print("Halo is tested on Debian/Ubuntu. Elsewhere install clang >= 14, CMake >= 3.25, Ninja, "
                   "Boost.Context and doctest (macOS: brew install llvm cmake ninja boost doctest).", file=sys.stderr)

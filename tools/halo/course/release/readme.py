@@ -79,8 +79,9 @@ def readme(assignment, withheld):
               f"./workbook watch {first.id}     # grade again every time you save a file of the section",
               "```", "",
               "The first `./workbook grade` installs what is missing on Debian or Ubuntu (clang 14 or newer, "
-              "CMake, Ninja, Boost.Context, doctest; it prints the `sudo apt-get install` line when it cannot) "
-              "and builds the grader, which takes a few minutes; later runs take seconds. Python 3.11 or newer "
+              "CMake, Ninja, Boost.Context, doctest; when it cannot, it prints the command to run, `sudo ./workbook "
+              "setup`, which also builds the grader's libraries once for the machine) and builds the rest of "
+              "the grader, which takes under a minute; later runs take seconds. Python 3.11 or newer "
               "(3.9 with `python3-tomli`) runs `./workbook`. Every test of an untouched exercise fails, with a "
               "message saying what is still to do.", "",
               "On a Mac, on Windows or with no machine at all: open this repository in its Dev Container "
