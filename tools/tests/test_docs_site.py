@@ -27,6 +27,7 @@ from halo.site import docs_site, home_page, results_page
 from halo.core import pydeps
 from halo.core.chapter_data import load_chapter
 from halo.core.lesson import render_lesson
+from tests.headless_browser import HeadlessBrowser
 from tests.helpers import REPO_ROOT
 from tests.test_handout import html_text, key_problems, leaks, solution_lines
 
@@ -692,28 +693,29 @@ class BrowserTest(unittest.TestCase):
         self.profile = tempfile.mkdtemp(prefix="halo-chromium-")
         self.addCleanup(shutil.rmtree, self.profile, True)
 
-    def chromium(self, url, *args):
-        p = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", *args, url],
-                           capture_output=True, text=True, timeout=120)
-        return p
-
     def url(self, page):
         return f"http://127.0.0.1:{self.port}/{page}"
+
+    def browser(self):
+        """One Chromium for every page of a test (tests/headless_browser.py), stopped after it."""
+        stderr = Path(self.profile) / "chromium-stderr.log"
+        b = HeadlessBrowser(_chromium(), CHROMIUM_FLAGS, self.profile, stderr)
+        self.addCleanup(b.close)
+        return b
 
     def test_every_lesson_page_loads_with_no_console_message_and_no_missing_image(self):
         pages = ["index.html", "errata.html", "results/index.html"] + \
                 [f"{docs_site.LESSONS}/{s.folder}.html" for s in CHAPTER.sections]
         shown = 0
+        browser = self.browser()
         for page in pages:
             with self.subTest(page=page):
-                p = self.chromium(self.url(page), "--dump-dom")
-                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-                self.assertIn("</html>", p.stdout)
-                # Chromium writes each console message (errors, uncaught exceptions) as a CONSOLE line.
-                console = [line for line in p.stderr.splitlines() if ":CONSOLE" in line]
-                self.assertEqual(console, [])
+                loaded = browser.load(self.url(page))
+                self.assertIn("</html>", loaded.html)
+                # What the browser complained of: console messages, uncaught exceptions, failed loads.
+                self.assertEqual(loaded.complaints, [])
                 images = _Images()
-                images.feed(p.stdout)
+                images.feed(loaded.html)
                 shown += len(images.sources)
                 for src in images.sources:
                     target = urlparse(urljoin(self.url(page), src))
@@ -727,16 +729,32 @@ class BrowserTest(unittest.TestCase):
         misses = [line for line in Path(self.log.name).read_text().splitlines() if '" 404 ' in line]
         self.assertEqual(misses, [], "the pages asked the server for files it does not have")
 
+    def test_a_page_that_complains_or_lacks_an_image_is_caught(self):
+        """The control of the test above: a console message, an uncaught exception and an image
+        the server does not have are each a complaint; a quiet page has none."""
+        browser = self.browser()
+        quiet = browser.load("data:text/html,<html><body><p>fine</p></body></html>")
+        self.assertIn("<p>fine</p>", quiet.html)
+        self.assertEqual(quiet.complaints, [])
+        noisy = browser.load("data:text/html,<html><body><script>console.error('halo-warned');"
+                             "throw new Error('halo-thrown')</script>"
+                             f"<img src='{self.url('no-such-figure.svg')}'></body></html>")
+        said = "\n".join(noisy.complaints)
+        self.assertIn("console.error: halo-warned", said)
+        self.assertIn("halo-thrown", said)
+        self.assertIn("no-such-figure.svg", said)
+
     def test_screenshots_of_two_pages(self):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        browser = self.browser()
         for name, page in (("lesson-7.4.png", f"{docs_site.LESSONS}/{CHAPTER.section('7.4').folder}.html"),
                            ("results.png", "results/index.html")):
             shot = SCREENSHOTS / name
             if shot.exists():
                 shot.unlink()
             with self.subTest(page=page):
-                p = self.chromium(self.url(page), f"--screenshot={shot}", "--window-size=1280,2400")
-                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+                loaded = browser.screenshot(self.url(page), shot, 1280, 2400)
+                self.assertEqual(loaded.complaints, [])
                 self.assertTrue(shot.is_file())
                 self.assertEqual(shot.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
                 self.assertGreater(shot.stat().st_size, 20000)  # a blank page is a few KiB
