@@ -136,6 +136,18 @@ def libraries_for(root, toolchain, build_dir) -> str:
     return str(entry) if entry and entry.is_dir() else ""
 
 
+def first_build_note(build_dir):
+    """The line a grade prints before a build that will compile the grader's own libraries in this
+    build folder (configured without an import, none built yet): the first grade of a clone on a
+    machine that `sudo ./workbook setup` did not prepare, about 20 s longer for it
+    (docs/results/grade-loop-times.md). None otherwise, every later grade included."""
+    if cache_value(build_dir, CMAKE_VAR) != "" or any((Path(build_dir) / "grader" / f"lib{n}.a").is_file()
+                                                      for n in LIBRARIES):
+        return None
+    return ("halo: this first build also compiles the grader's own libraries, once for this clone; "
+            "`sudo ./workbook setup` builds them once for every clone on this machine")
+
+
 def machine_folder() -> Path:
     return Path(os.environ.get(MACHINE_ENV) or MACHINE)
 

@@ -7,8 +7,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core import (answers_phase, build, committed, intake, judge_runs, limits, paths, progress, results, sandbox,
-                    scoring, sync, test_list, toolchain, untouched_stubs)
+from ..core import (answers_phase, build, committed, grader_cache, intake, judge_runs, limits, paths, progress,
+                    results, sandbox, scoring, sync, test_list, toolchain, untouched_stubs)
 from ..core.assignment import RELEASE_FILE, whole_chapter
 from . import ctest_hooks, record, status, variant_notice
 from .first_failure import FirstFailure
@@ -169,6 +169,9 @@ def run(root, chapter, selected, exercises=None, build_dir=None, gpu=False, stud
     targets = {s.id: _targets(s, gpu) for s in built}
     if built:
         what = f"{built[0].id} {built[0].slug}" if len(built) == 1 else f"{len(built)} sections"
+        note = grader_cache.first_build_note(build_dir)
+        if note:
+            print(note, flush=True)
         with progress.Progress(f"building {what}"):
             # The sandbox probed once, here: each kernel file's compile is told what was found.
             failed = build.build_targets(tc, build_dir, [t for s in built for t in targets[s.id]],
