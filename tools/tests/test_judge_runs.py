@@ -7,6 +7,7 @@ import stat
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 from pathlib import Path
 
@@ -38,6 +39,7 @@ FAKE_JUDGE = textwrap.dedent(r"""
         if name.endswith("crash"):
             os._exit(134)
         if name.endswith("hang"):
+            open("hanging", "w").close()  # in the runner's cwd: a test may act once the hang began
             time.sleep(60)
         ok = name.endswith("pass") or name.endswith("forge-records")
         if name.endswith("forge"):
@@ -117,6 +119,8 @@ class JudgeRuns(unittest.TestCase):
         import signal
         import threading
 
+        hanging = self.dir / "hanging"
+
         class Tracker:
             def __init__(self):
                 self.started, self.running = [], set()
@@ -124,7 +128,14 @@ class JudgeRuns(unittest.TestCase):
             def track(self, proc):
                 self.started.append(proc)
                 self.running.add(proc)
-                threading.Timer(1.0, os.killpg, (proc.pid, signal.SIGKILL)).start()
+                threading.Thread(target=self.stop_once_hanging, args=(proc,)).start()
+
+            @staticmethod
+            def stop_once_hanging(proc):  # the interrupt, once the judge is inside the hanging test
+                deadline = time.monotonic() + 50
+                while not hanging.exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                os.killpg(proc.pid, signal.SIGKILL)
 
             def untrack(self, proc):
                 self.running.discard(proc)

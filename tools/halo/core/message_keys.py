@@ -57,6 +57,9 @@ KEYS = [
     ("block-race", r"race between blocks"),
     ("uninitialised-shared", r"read of uninitialised shared memory"),
     ("barrier-divergence", r"barrier divergence"),
+    # judge_runs' wall-clock limit says "did not finish within N s"; "ran past N s and was stopped" is what
+    # grade-class wrote before it ran tests through judge_runs, kept for the results it stored then
+    # (a later grade-class run of the class reads them back).
     ("timeout", r"launch did not finish|did not reply within|did not finish within \d+ s|ran past \d+ s and was stopped"),
     ("work-limit", r"too many memory accesses in one thread"),
     ("crash", r"\bcrash\b|killed by signal"),
