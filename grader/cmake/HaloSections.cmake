@@ -170,18 +170,26 @@ endfunction()
 
 # What every section's judge includes first (doctest and the test support), parsed once for every
 # judge, not once a section.
-set(HALO_JUDGE_OPTIONS -O0 -Wall ${HALO_GRADER_DEBUG})
+# -ffile-prefix-map: a judge's and an entry table's objects name no path of their tree (doctest's
+# __FILE__ is the source's path from the tree's root), so that one build of them serves every tree
+# of the same inputs (core/judge_cache.py, HALO_GRADER_JUDGES below).
+set(HALO_TREE_NEUTRAL "-ffile-prefix-map=${PROJECT_SOURCE_DIR}/=")
+set(HALO_JUDGE_OPTIONS -O0 -Wall ${HALO_GRADER_DEBUG} ${HALO_TREE_NEUTRAL})
 # A worker's entry table instantiates halo::launch for each kernel, whose per-thread trampoline runs
 # once a CUDA thread: optimised (at -O0, 7.4's tests took 28 % more CPU time). What each
 # section's table includes (the runtime's CUDA dialect, the serving code and the wire) is parsed
 # once for all of them; none of it uses a name of chapter_defines.hpp, which the table includes
 # before it and which stays out of the precompiled header (the same text then).
-set(HALO_WORKER_ENTRY_OPTIONS -O2 -Wall ${HALO_GRADER_DEBUG})
+set(HALO_WORKER_ENTRY_OPTIONS -O2 -Wall ${HALO_GRADER_DEBUG} ${HALO_TREE_NEUTRAL})
 
 # The judge of a section: its tests and the references, no student code. One per section,
 # whichever tree is graded.
 function(halo_judge sid folder)
   if(TARGET judge_${sid})
+    return()
+  endif()
+  if(HALO_GRADER_JUDGES AND EXISTS "${HALO_GRADER_JUDGES}/${sid}/worker_entries.o")
+    halo_imported_judge(${sid})
     return()
   endif()
   if(NOT TARGET halo_judge_headers)
@@ -207,6 +215,20 @@ function(halo_judge sid folder)
   target_precompile_headers(halo_worker_entries_${sid} REUSE_FROM halo_worker_entry_headers)
   target_link_libraries(halo_worker_entries_${sid} PRIVATE halo_cpu_runtime)
   add_dependencies(halo_worker_entries_${sid} halo_chapter_data)
+endfunction()
+
+# The judge and the worker entry table of a section linked from the objects that another tree of
+# the same inputs compiled (HALO_GRADER_JUDGES: a folder core/judge_cache.py chose by the hash of
+# every input they are made of). Only the link is this tree's: halo_project_root, the one object
+# that names the tree, comes with halo_testing_judge's usage requirements.
+function(halo_imported_judge sid)
+  set(from "${HALO_GRADER_JUDGES}/${sid}")
+  file(GLOB objects "${from}/judge/*.o")
+  add_executable(judge_${sid} ${objects})
+  set_target_properties(judge_${sid} PROPERTIES LINKER_LANGUAGE CXX)
+  target_link_libraries(judge_${sid} PRIVATE halo_testing_judge)
+  add_library(halo_worker_entries_${sid} OBJECT IMPORTED)
+  set_target_properties(halo_worker_entries_${sid} PROPERTIES IMPORTED_OBJECTS "${from}/worker_entries.o")
 endfunction()
 
 # One CPU test program for the kernels of one tree: a worker built from them (`target`_worker)
@@ -625,8 +647,9 @@ function(halo_add_project_checks)
   set_tests_properties("${name}" PROPERTIES LABELS "project;container" TIMEOUT 1200 COST 166)
   # The grader cache's key leaves out the chapter and the kernels' given headers, so that trees of
   # other chapters (a release, the Gradescope zip) share one build of the libraries: no compile of
-  # theirs may read them.
-  set(name "project: the grader's libraries read neither the chapter nor the kernels' given headers")
+  # theirs may read them. The judges' key (core/judge_cache.py) hashes what they read of the tree:
+  # none may read more, or name the tree.
+  set(name "project: the grader's libraries and judges read nothing their cache keys leave out")
   add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal check-libraries-left-out --build-dir "${CMAKE_BINARY_DIR}")
   set_tests_properties("${name}" PROPERTIES LABELS "project;trust")
   # A student release of 7.2 and 7.4 made from the last commit: grade builds in it, fails the

@@ -338,7 +338,7 @@ def _parser():
     ag.add_argument("--results", required=True, metavar="FILE", help="Gradescope's results.json")
     ag.add_argument("--started", required=True, type=float, metavar="EPOCH", help="when the run began (seconds)")
     cf = isub.add_parser("check-libraries-left-out",
-                         help="the grader's libraries of a build read nothing grader_cache.key leaves out")
+                         help="the grader's libraries and judges of a build read nothing their cache keys leave out")
     cf.add_argument("--build-dir", required=True, metavar="DIR")
     cr = isub.add_parser("check-release", help="release 7.2 and 7.4; grade the stubs and the reference kernels in it")
     cr.add_argument("--work", required=True, metavar="DIR")
@@ -517,9 +517,13 @@ def _internal(root, args):
         from .course import slurm_check
         return slurm_check.run_check(root, chapter, args.work)
     if args.internal == "check-libraries-left-out":
-        from .core import grader_cache
-        problems = grader_cache.left_out_problems(args.build_dir, root)
-        print("\n".join(problems) or "the grader's libraries read neither the chapter nor the kernels' given headers")
+        import tempfile
+        from .core import grader_cache, judge_cache, toolchain
+        problems = grader_cache.left_out_problems(args.build_dir, root) + judge_cache.left_out_problems(args.build_dir, root)
+        with tempfile.TemporaryDirectory(prefix="halo-judge-check-") as scratch:
+            problems += judge_cache.grade_build_differences(root, args.build_dir, toolchain.ensure(quiet=True), scratch)
+        print("\n".join(problems) or "the grader's libraries read neither the chapter nor the kernels' given headers; "
+              "the judges read nothing of the tree that their key does not hash, name no path of it, and are what a grade build compiles")
         return 1 if problems else 0
     if args.internal == "check-release":
         from .course.release import check as release_check

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
-from halo.core import grader_cache, machine_grader
+from halo.core import grader_cache, judge_cache, machine_grader
 from tests.test_grader_cache import _tree
 
 
@@ -108,7 +108,11 @@ class MachineCopy(unittest.TestCase):
         self.assertEqual(self.libs(), "")
 
     def test_setup_says_what_it_did(self):
-        with mock.patch.object(os, "geteuid", return_value=0):
+        with mock.patch.object(os, "geteuid", return_value=0):  # the libraries only: the judges are missing
+            self.assertIn("could not be built", machine_grader.prebuild(self.tree, self.tc))
+            judges = self.folder / judge_cache.key(self.tree, self.tc)
+            judges.mkdir()
+            judges.chmod(0o755)
             self.assertIn("built already", machine_grader.prebuild(self.tree, self.tc))
         with mock.patch.object(os, "geteuid", return_value=1000):
             self.assertIn("sudo ./workbook setup", machine_grader.prebuild(self.tree, self.tc))

@@ -1,4 +1,4 @@
-"""The red team's attack on the machine's copy of the grader's libraries (grader/redteam/
+"""The red team's attack on the machine's copy of the grader's libraries and judges (grader/redteam/
 tamper-machine-grader) is no dud: its payload, built as a plain program (the grader's validator
 refuses the file before any of it runs) and run as an unprivileged user, poisons a copy that user
 may write (the control) and leaves alone one that only root can change, which is the only kind a
@@ -23,7 +23,12 @@ def _copy(folder: Path, dir_mode: int, file_mode: int) -> Path:
     for name in grader_cache.LIBRARIES:
         (entry / f"lib{name}.a").write_bytes(b"!<arch>\n")
         (entry / f"lib{name}.a").chmod(file_mode)
-    for p in (folder, folder / "grader", entry):
+    judges = folder / "grader" / "judges-0123456789abcdef0123456789abcdef" / "7_2"  # core/judge_cache.py
+    (judges / "judge").mkdir(parents=True)
+    for obj in (judges / "judge" / "test_basic_1d.cpp.o", judges / "worker_entries.o"):
+        obj.write_bytes(b"\x7fELF")
+        obj.chmod(file_mode)
+    for p in (folder, folder / "grader", entry, judges.parent, judges, judges / "judge"):
         p.chmod(dir_mode)
     return folder / "grader"
 
@@ -50,6 +55,8 @@ class Payload(unittest.TestCase):
         self.assertEqual(tree_reset.listing(guarded), before, "the copy only root can change")
         poisoned = open_ / "0123456789abcdef0123456789abcdef" / f"lib{grader_cache.LIBRARIES[0]}.a"
         self.assertIn(b"poisoned", poisoned.read_bytes(), "the control: a copy its user may write")
+        judge = open_ / "judges-0123456789abcdef0123456789abcdef" / "7_2" / "judge" / "test_basic_1d.cpp.o"
+        self.assertIn(b"poisoned", judge.read_bytes(), "the control: a judge's object its user may write")
         self.assertTrue((open_ / ("0" * 32)).is_dir(), "the control: an entry planted")
 
 

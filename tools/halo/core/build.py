@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import grader_cache
+from . import grader_cache, judge_cache
 from .cmake_cache import cache_value  # noqa: F401  (build.cache_value, as its callers know it)
 from .cpus import usable_cpus
 
@@ -23,8 +23,9 @@ def configure(root, build_dir, toolchain, mode, exercises_dir=None, extra=None):
     wanted = {"HALO_MODE": mode, "CMAKE_CXX_COMPILER": toolchain.cxx, "Python3_EXECUTABLE": sys.executable}
     if exercises_dir:
         wanted["HALO_EXERCISES_DIR"] = str(Path(exercises_dir).resolve())
-    if mode == "grade":  # the grader's libraries built once for trees of the same sources, where asked
+    if mode == "grade":  # the grader's libraries and judges built once for trees of the same sources, where asked
         wanted[grader_cache.CMAKE_VAR] = grader_cache.libraries_for(root, toolchain, build_dir)
+        wanted[judge_cache.CMAKE_VAR] = judge_cache.judges_for(root, toolchain, build_dir)
     wanted.update(extra or {})
     if (build_dir / "build.ninja").exists() and all(cache_value(build_dir, k) == v for k, v in wanted.items()):
         return True

@@ -26,6 +26,7 @@ import functools
 import hashlib
 import itertools
 import math
+import os
 import re
 import string
 from dataclasses import dataclass, field
@@ -277,6 +278,16 @@ def load_chapter_once(root: Path, checked_in: Optional[Path] = None) -> Chapter:
 
 
 _LOADED = {}
+
+
+def loaded_chapter(root: Path) -> Chapter:
+    """The chapter under `root` as this process loaded it already (whichever build folder it was
+    checked in: the text is the same), else loaded once, checked as cli._chapter checks it."""
+    root_key, stamp = str(Path(root).resolve()), _files_stamp(Path(root))
+    for (r, _, s), chapter in _LOADED.items():
+        if r == root_key and s == stamp:
+            return chapter
+    return load_chapter_once(Path(root), os.environ.get(CHECKED_IN_ENV) or None)
 
 
 def _files_stamp(root: Path) -> tuple:

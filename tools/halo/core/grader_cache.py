@@ -152,12 +152,16 @@ def machine_folder() -> Path:
     return Path(os.environ.get(MACHINE_ENV) or MACHINE)
 
 
-def only_root_can_change(path) -> bool:
-    """Whether `path` (resolved), every folder above it and, for a folder, each library in it
+def only_root_can_change(path, files=None) -> bool:
+    """Whether `path` (resolved), every folder above it and, for a folder, each of `files` in it
+    (when not given: the libraries of a libraries' entry, everything in any other)
     are a trusted owner's (root's) and writable by no one else. A folder above that all may write
     with the sticky bit set (/tmp) is allowed: no one else can rename or remove what is in it."""
     path = Path(os.path.realpath(path))
-    files = [path / f"lib{n}.a" for n in LIBRARIES] if path.is_dir() else []
+    if files is None:
+        files = [f"lib{n}.a" for n in LIBRARIES] if (path / f"lib{LIBRARIES[0]}.a").exists() else \
+            sorted(str(p.relative_to(path)) for p in path.rglob("*"))  # any other entry: all of it
+    files = [path / f for f in files] if path.is_dir() else []
     for p in files + [path, *path.parents]:
         try:
             st = os.lstat(p)
@@ -168,16 +172,17 @@ def only_root_can_change(path) -> bool:
         sticky_above = p not in files and p != path and stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
         if st.st_mode & 0o022 and not sticky_above:
             return False
-        if p in files and not stat.S_ISREG(st.st_mode):
+        if p in files and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
             return False
     return True
 
 
 def _listing(root, toolchain):
-    """Size, time and inode of everything key() reads: when none moved, neither did the key."""
+    """Size, time and inode of everything key() and judge_cache.key() read: when none moved,
+    neither did the keys."""
     root = Path(root)
     paths = list(_files(root))
-    for top in ("chapters", "tools/halo/core"):
+    for top in ("chapters", "tools/halo/core", "grader/sections") + LEFT_OUT:
         for dirpath, dirnames, filenames in os.walk(root / top):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             paths += [Path(dirpath) / f for f in sorted(filenames)]
@@ -193,13 +198,20 @@ def _listing(root, toolchain):
 
 
 def _from_machine(root, toolchain, build_dir) -> str:
-    """The machine's copy of this tree's libraries, when it has one that only root can change.
-    A grade of a build folder that imported before hashes the inputs again only when their
-    listing changed (the hash is a tenth of a second; the listing, a few milliseconds)."""
+    """The machine's copy of this tree's libraries, when it has one that only root can change."""
+    entry = machine_entry(root, toolchain, build_dir, MEMO, lambda folder: entry_for(folder, root, toolchain))
+    return str(entry) if entry and entry.is_dir() and only_root_can_change(entry) else ""
+
+
+def machine_entry(root, toolchain, build_dir, memo_name, find):
+    """The machine folder's entry for this tree that `find(folder)` names (None: no such key),
+    whether or not it exists. A grade of a build folder that asked before hashes the inputs again
+    only when their listing changed (a hash is a tenth of a second; the listing, a few
+    milliseconds): the last answer is kept in the build folder's `memo_name`."""
     folder = machine_folder()
     if os.environ.get(MACHINE_OFF) or not folder.is_dir():
-        return ""
-    memo_path = Path(build_dir) / MEMO
+        return None
+    memo_path = Path(build_dir) / memo_name
     listing = _listing(root, toolchain)
     try:
         memo = json.loads(memo_path.read_text())
@@ -207,15 +219,15 @@ def _from_machine(root, toolchain, build_dir) -> str:
     except (OSError, ValueError, KeyError, TypeError):
         entry = None
     if entry is None:
-        entry = entry_for(folder, root, toolchain)
+        entry = find(folder)
         if entry is None:
-            return ""
+            return None
         try:
             Path(build_dir).mkdir(parents=True, exist_ok=True)
             memo_path.write_text(json.dumps({"folder": str(folder), "entry": str(entry), "listing": listing}))
         except OSError:
             pass
-    return str(entry) if entry.is_dir() and only_root_can_change(entry) else ""
+    return entry
 
 
 def entry_for(cache, root, toolchain):
@@ -256,16 +268,28 @@ def publish(toolchain, build_dir, cache=None) -> bool:
         print(f"halo: the grader's libraries are not shared: lib{holding[0]}.a holds the path of its tree",
               file=sys.stderr)
         return False
-    staging = Path(cache) / f".staging-{uuid.uuid4().hex}"
+    return place(entry, {f"lib{n}.a": grader / f"lib{n}.a" for n in LIBRARIES})
+
+
+def place(entry, copies) -> bool:
+    """The files `copies` ({path in the entry: file}) as the folder `entry`, whole or not at all
+    (a folder renamed into place), readable by all and writable by its owner alone. False when
+    another build placed it first, or the cache is not ours to write."""
+    entry = Path(entry)
+    staging = entry.parent / f".staging-{uuid.uuid4().hex}"
     try:
         staging.mkdir(parents=True)
-        for name in LIBRARIES:
-            shutil.copy2(grader / f"lib{name}.a", staging / f"lib{name}.a")
-            (staging / f"lib{name}.a").chmod(0o644)
+        for rel, source in copies.items():
+            target = staging / rel
+            for folder in reversed(target.relative_to(staging).parents[:-1]):
+                (staging / folder).mkdir(exist_ok=True)
+                (staging / folder).chmod(0o755)
+            shutil.copy2(source, target)
+            target.chmod(0o644)
         staging.chmod(0o755)
         os.rename(staging, entry)
         return True
-    except OSError:  # another build published it first, or the cache is not ours to write
+    except OSError:
         return False
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..core import build, chapter_data, grader_cache, toolchain
+from ..core import build, chapter_data, grader_cache, judge_cache, toolchain
 from . import test_tools
 from ..core.workbook_argv import workbook_argv
 
@@ -99,6 +99,7 @@ def _build(root, build_dir, tc) -> int:
         print("halo check: the build failed (output above)", file=sys.stderr)
         return 1
     grader_cache.publish(tc, build_dir)  # the project tests' trees of the same inputs import these
+    judge_cache.publish(tc, build_dir)  # and link these judges
     return 0
 
 

@@ -62,28 +62,34 @@ static std::string from_cmake_cache(const char* key) {
   return "";
 }
 
-// Appends a stray object to every library of every entry under `folder`, and plants an entry of
-// its own: a grade that imported from there would link this code into the next submission's
-// tests (one that the next student's kernel cannot have written).
-static void poison(const std::string& folder) {
-  if (DIR* d = opendir(folder.c_str())) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      const std::string entry = folder + "/" + e->d_name;
-      if (DIR* libs = opendir(entry.c_str())) {
-        while (dirent* lib = readdir(libs)) {
-          if (std::strncmp(lib->d_name, "lib", 3) != 0) continue;
-          const int fd = open((entry + "/" + lib->d_name).c_str(), O_WRONLY | O_APPEND);
-          if (fd >= 0) {
-            (void)!write(fd, "poisoned\n", 9);
-            close(fd);
-          }
-        }
-        closedir(libs);
+// Appends a stray object to every file under `dir`: each library of a libraries' entry, each
+// object of a judges' entry (<section>/judge/*.o, <section>/worker_entries.o).
+static void append_everywhere(const std::string& dir, int depth) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string path = dir + "/" + e->d_name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode) && depth < 4) {
+      append_everywhere(path, depth + 1);
+    } else if (S_ISREG(st.st_mode)) {
+      const int fd = open(path.c_str(), O_WRONLY | O_APPEND);
+      if (fd >= 0) {
+        (void)!write(fd, "poisoned\n", 9);
+        close(fd);
       }
     }
-    closedir(d);
   }
+  closedir(d);
+}
+
+// Poisons every entry under `folder` and plants an entry of its own: a grade that imported from
+// there would link this code into the next submission's tests (one that the next student's kernel
+// cannot have written).
+static void poison(const std::string& folder) {
+  append_everywhere(folder, 0);
   const std::string planted = folder + "/00000000000000000000000000000000";
   mkdir(planted.c_str(), 0755);
   const int fd = open((planted + "/libhalo_cpu_runtime.a").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -1,0 +1,185 @@
+"""Every section's judge and worker entry table compiled once for the trees of the same inputs.
+
+grader_cache shares the grader's libraries. What a tree then still compiles before any kernel file
+is, for each section, its judge (the section's tests, grader/sections/<folder>/) and its worker
+entry table (grader/remote/worker_entries.cpp over the section's headers): some 50 s of compiles
+for the chapter, in every clone a check makes and in a student's first grade. They are the same
+in every tree whose sources, chapter and toolchain are the same: compiled with -ffile-prefix-map
+(HaloSections.cmake), their objects name no path of their tree; only the link does
+(halo_project_root).
+
+So a build of every judge (the check's own, `./workbook setup`'s) publishes their objects into the
+same caches as the libraries (HALO_GRADER_CACHE, or the machine's copy that only root can change),
+in an entry named by the hash of what they are made of: the libraries' inputs, every file of
+grader/sections/ and of the kernels' given headers, and the chapter's generated headers as this
+tree's tools write them. A grade build whose inputs hash the same links them (CMake's
+HALO_GRADER_JUDGES, halo_imported_judge) instead of compiling them. Any byte of difference is
+another key, and a miss costs only the compiles it would have made.
+
+Layout of an entry: <section id>/judge/*.o (the judge's objects) and <section id>/worker_entries.o,
+for every section with kernels (an id as CMake names it: 7.2 is 7_2).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import grader_cache
+from .chapter_data import loaded_chapter
+from .cmake_cache import cache_value
+from .cpp_header import emit_defines, emit_header
+
+CMAKE_VAR = "HALO_GRADER_JUDGES"
+MEMO = "halo-machine-judges.json"  # in a build folder: the inputs' listing when it last asked
+# What the judges read beyond the libraries' inputs (grader_cache.key): the sections' tests, and
+# the kernels' given headers, which grader_cache leaves out and a section's tests may include.
+SOURCES = ("grader/sections",) + grader_cache.LEFT_OUT
+
+
+def key(root, toolchain) -> str:
+    """The entry's name for the tree `root` built by `toolchain`."""
+    root = Path(root)
+    chapter = loaded_chapter(root)
+    h = hashlib.sha256(grader_cache.key(root, toolchain).encode() + b"\0")
+    for top in SOURCES:
+        for dirpath, dirnames, filenames in os.walk(root / top):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    h.update(emit_header(chapter).encode() + b"\0" + emit_defines(chapter).encode())
+    return "judges-" + h.hexdigest()[:32]
+
+
+def entry_for(cache, root, toolchain):
+    """The cache's folder for this tree's judges, or None when the inputs cannot be read (the
+    build then says why on its own)."""
+    try:
+        return Path(cache) / key(root, toolchain)
+    except Exception:  # noqa: BLE001  (any reason at all: compile them in the tree)
+        return None
+
+
+def _files(entry: Path) -> list:
+    """Every file and folder of an entry, relative to it: what must be root's alone."""
+    return sorted(str(p.relative_to(entry)) for p in entry.rglob("*"))
+
+
+def judges_for(root, toolchain, build_dir) -> str:
+    """HALO_GRADER_JUDGES for a grade build of `root` in `build_dir`: the entry of the cache
+    (HALO_GRADER_CACHE, else the machine's copy) that holds this tree's judges, else "" (the
+    build compiles them)."""
+    if cache_value(build_dir, CMAKE_VAR) == "" and any((Path(build_dir) / "grader" / "CMakeFiles").glob("judge_*.dir/**/*.o")):
+        return ""  # it compiled its own: Ninja keeps them right
+    cache = os.environ.get(grader_cache.ENV)
+    if cache:
+        entry = entry_for(cache, root, toolchain)
+        return str(entry) if entry and entry.is_dir() else ""
+    entry = grader_cache.machine_entry(root, toolchain, build_dir, MEMO, lambda folder: entry_for(folder, root, toolchain))
+    return str(entry) if entry and entry.is_dir() and grader_cache.only_root_can_change(entry, _files(entry)) else ""
+
+
+def _objects(build_dir, sid):
+    """A section's judge objects and its entry table's object, where CMake compiles them."""
+    made = Path(build_dir) / "grader" / "CMakeFiles"
+    return (sorted((made / f"judge_{sid}.dir").glob("**/*.o")),
+            made / f"halo_worker_entries_{sid}.dir" / "remote" / "worker_entries.cpp.o")
+
+
+def publish(toolchain, build_dir, cache=None) -> bool:
+    """After a build of every section's judge (the check's, setup's): their objects into the cache
+    (`cache`, else HALO_GRADER_CACHE), unless the build linked imported ones or the cache holds
+    them already. The judges are brought up to date first (a no-op after a whole build), and
+    refused if an object names the tree or the build folder."""
+    cache = cache or os.environ.get(grader_cache.ENV)
+    root = cache_value(build_dir, "CMAKE_HOME_DIRECTORY")
+    if not cache or not root or cache_value(build_dir, CMAKE_VAR) != "" \
+            or cache_value(build_dir, "HALO_MODE") not in ("grade", "check"):
+        return False
+    entry = entry_for(cache, root, toolchain)
+    if entry is None or entry.is_dir():
+        return False
+    ids = [s.id.replace(".", "_") for s in loaded_chapter(Path(root)).sections if s.kernels]
+    targets = [t for sid in ids for t in (f"judge_{sid}", f"halo_worker_entries_{sid}")]
+    if subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *targets],
+                      capture_output=True, text=True).returncode != 0:
+        return False
+    copies = {}
+    for sid in ids:
+        objects, entries = _objects(build_dir, sid)
+        if not objects or not entries.is_file():
+            return False
+        if len({o.name for o in objects}) != len(objects):
+            return False  # two sources of one name in the section's folders: not laid flat
+        copies.update({f"{sid}/judge/{o.name}": o for o in objects})
+        copies[f"{sid}/worker_entries.o"] = entries
+    named = [os.fsencode(str(Path(p).resolve()) + "/") for p in (root, build_dir)]
+    holding = [rel for rel, path in copies.items() if any(n in path.read_bytes() for n in named)]
+    if holding:
+        print(f"halo: the judges are not shared: {holding[0]} names the path of its tree", file=sys.stderr)
+        return False
+    return grader_cache.place(entry, copies)
+
+
+def left_out_problems(build_dir, root) -> list:
+    """Why key() may not stand for the judges of the build `build_dir` of `root` (the check's):
+    a compile of a judge or an entry table not made with the tree's prefix map (its objects would
+    name the tree), or one that reads a file of the tree or the build folder that the key does not
+    hash. Empty when every one reads only what the key covers."""
+    build_dir, root = Path(build_dir).resolve(), Path(root).resolve()
+    covered = [str(root / top) + "/" for top in grader_cache.SOURCES + SOURCES]
+    covered += [str(build_dir / "generated") + "/",  # the generated headers, hashed as key() writes them
+                str(build_dir / "grader" / "CMakeFiles") + "/"]  # CMake's precompiled-header stubs
+    ninja = cache_value(build_dir, "CMAKE_MAKE_PROGRAM") or "ninja"
+    ids = [s.id.replace(".", "_") for s in loaded_chapter(root).sections if s.kernels]
+    objects, problems = [], []
+    for sid in ids:
+        judge, entries = _objects(build_dir, sid)
+        if not judge or not entries.is_file():
+            problems.append(f"section {sid}'s judge is not compiled in {build_dir}")
+        objects += [str(o.relative_to(build_dir)) for o in judge + [entries] if o.is_file()]
+    mapped = f"-ffile-prefix-map={root}/="
+    for obj in objects:
+        command = subprocess.run([ninja, "-C", str(build_dir), "-t", "commands", obj], capture_output=True,
+                                 text=True).stdout.strip().splitlines()[-1:]
+        if not command or mapped not in command[0].split():
+            problems.append(f"{obj} is not compiled with {mapped}: it would name its tree")
+        deps = subprocess.run([ninja, "-C", str(build_dir), "-t", "deps", obj], capture_output=True, text=True).stdout
+        for line in deps.splitlines()[1:]:
+            path = line.strip()
+            if not path:
+                continue
+            path = path if os.path.isabs(path) else str(build_dir / path)
+            inside = path.startswith((str(root) + "/", str(build_dir) + "/"))
+            if inside and not path.startswith(tuple(covered)):
+                problems.append(f"{obj} reads {path}, which the judges' key does not hash")
+    return problems
+
+
+def grade_build_differences(root, build_dir, toolchain, scratch, sid="7_2") -> list:
+    """Whether the check build's objects of section `sid`'s judge are what a grade build of the
+    same tree compiles: a grade build configured in `scratch` (the libraries imported when the
+    cache has them, the judges not) compiles the section's judge and entry table, and each object
+    must be the check build's, byte for byte. A flag that only one mode gives them, or a path that
+    reaches an object, is a difference: a tree that linked the check's would be graded by another
+    judge than its own."""
+    from . import build
+    build_dir, scratch = Path(build_dir), Path(scratch)
+    judge, entries = _objects(build_dir, sid)
+    if not judge or not entries.is_file():
+        return [f"section {sid}'s judge is not compiled in {build_dir}"]
+    with_judges = {CMAKE_VAR: ""}
+    empty = scratch / "exercises"
+    empty.mkdir(parents=True, exist_ok=True)
+    if not build.configure(root, scratch / "build", toolchain, "grade", exercises_dir=empty, extra=with_judges):
+        return ["a grade build of this tree does not configure"]
+    wanted = [str(o.relative_to(build_dir)) for o in judge + [entries]]
+    made = subprocess.run([cache_value(scratch / "build", "CMAKE_MAKE_PROGRAM") or "ninja", "-C",
+                           str(scratch / "build"), *wanted], capture_output=True, text=True)
+    if made.returncode != 0:
+        return [f"a grade build does not compile {', '.join(wanted)}:\n{made.stdout[-2000:]}{made.stderr[-2000:]}"]
+    return [f"{rel} differs between the check's build and a grade build" for rel in wanted
+            if (build_dir / rel).read_bytes() != (scratch / "build" / rel).read_bytes()]
