@@ -7,7 +7,7 @@ import re
 import resource
 import unittest
 
-from halo.core import grader_cache
+from halo.core import grader_cache, judge_cache
 from halo.dev import container_base, container_check
 
 from .helpers import REPO_ROOT
@@ -48,9 +48,11 @@ class DevContainerFiles(unittest.TestCase):
         kept = {line[1:] for line in lines if line.startswith("!")}
         copied = {line.split()[1] for line in self.containerfile.splitlines() if line.startswith("COPY ")}
         self.assertEqual(kept, copied)
-        # Everything the grader's libraries are made of, which setup builds in the image
-        # (core/grader_cache.py's key reads these, and the chapters for the generated headers).
-        self.assertLessEqual(set(grader_cache.SOURCES + grader_cache.BUILD_FILES + ("chapters", "tools/halo")), copied)
+        # Everything the grader's libraries and judges are made of, which setup builds in the image
+        # (core/grader_cache.py's and core/judge_cache.py's keys read these, and the chapters for
+        # the generated headers).
+        for needed in grader_cache.SOURCES + grader_cache.BUILD_FILES + judge_cache.SOURCES + ("chapters", "tools/halo"):
+            self.assertTrue(any(needed == c or needed.startswith(c + "/") for c in copied), needed)
 
     def test_the_base_is_a_build_argument_whose_default_is_public_debian_12(self):
         self.assertEqual(self.arg_default("BASE"), "debian:12")

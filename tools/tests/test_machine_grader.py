@@ -109,7 +109,7 @@ class MachineCopy(unittest.TestCase):
 
     def test_setup_says_what_it_did(self):
         with mock.patch.object(os, "geteuid", return_value=0):  # the libraries only: the judges are missing
-            self.assertIn("could not be built", machine_grader.prebuild(self.tree, self.tc))
+            self.assertIn("its judges could not be built", machine_grader.prebuild(self.tree, self.tc))
             judges = self.folder / judge_cache.key(self.tree, self.tc)
             judges.mkdir()
             judges.chmod(0o755)

@@ -48,6 +48,7 @@ MACHINE_ENV = "HALO_MACHINE_GRADER"
 MACHINE_OFF = "HALO_NO_MACHINE_GRADER"  # set: build the libraries in the tree even so
 TRUSTED_OWNERS = {0}
 MEMO = "halo-machine-grader.json"  # in a build folder: the inputs' listing when it last imported
+JUDGES_PREFIX = "judges-"  # the entries of core/judge_cache.py, beside the libraries' in the same folders
 LIBRARIES = ("halo_platform", "halo_cpu_runtime", "halo_judge_runtime", "halo_worker_main", "halo_testing_judge")
 # What the libraries are made of, relative to the tree's root: their sources and headers (not
 # the runtime's own tests, nor LEFT_OUT) and the build files. Not the chapter: no library source
@@ -154,13 +155,13 @@ def machine_folder() -> Path:
 
 def only_root_can_change(path, files=None) -> bool:
     """Whether `path` (resolved), every folder above it and, for a folder, each of `files` in it
-    (when not given: the libraries of a libraries' entry, everything in any other)
+    (when not given: the libraries, or all of a judges' entry: core/judge_cache.py)
     are a trusted owner's (root's) and writable by no one else. A folder above that all may write
     with the sticky bit set (/tmp) is allowed: no one else can rename or remove what is in it."""
     path = Path(os.path.realpath(path))
     if files is None:
-        files = [f"lib{n}.a" for n in LIBRARIES] if (path / f"lib{LIBRARIES[0]}.a").exists() else \
-            sorted(str(p.relative_to(path)) for p in path.rglob("*"))  # any other entry: all of it
+        files = sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.name.startswith(JUDGES_PREFIX) \
+            else [f"lib{n}.a" for n in LIBRARIES]
     files = [path / f for f in files] if path.is_dir() else []
     for p in files + [path, *path.parents]:
         try:

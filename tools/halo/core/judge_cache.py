@@ -51,7 +51,7 @@ def key(root, toolchain) -> str:
                 path = Path(dirpath) / name
                 h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(emit_header(chapter).encode() + b"\0" + emit_defines(chapter).encode())
-    return "judges-" + h.hexdigest()[:32]
+    return grader_cache.JUDGES_PREFIX + h.hexdigest()[:32]
 
 
 def entry_for(cache, root, toolchain):
@@ -61,11 +61,6 @@ def entry_for(cache, root, toolchain):
         return Path(cache) / key(root, toolchain)
     except Exception:  # noqa: BLE001  (any reason at all: compile them in the tree)
         return None
-
-
-def _files(entry: Path) -> list:
-    """Every file and folder of an entry, relative to it: what must be root's alone."""
-    return sorted(str(p.relative_to(entry)) for p in entry.rglob("*"))
 
 
 def judges_for(root, toolchain, build_dir) -> str:
@@ -79,10 +74,10 @@ def judges_for(root, toolchain, build_dir) -> str:
         entry = entry_for(cache, root, toolchain)
         return str(entry) if entry and entry.is_dir() else ""
     entry = grader_cache.machine_entry(root, toolchain, build_dir, MEMO, lambda folder: entry_for(folder, root, toolchain))
-    return str(entry) if entry and entry.is_dir() and grader_cache.only_root_can_change(entry, _files(entry)) else ""
+    return str(entry) if entry and entry.is_dir() and grader_cache.only_root_can_change(entry) else ""
 
 
-def _objects(build_dir, sid):
+def objects(build_dir, sid):
     """A section's judge objects and its entry table's object, where CMake compiles them."""
     made = Path(build_dir) / "grader" / "CMakeFiles"
     return (sorted((made / f"judge_{sid}.dir").glob("**/*.o")),
@@ -109,12 +104,12 @@ def publish(toolchain, build_dir, cache=None) -> bool:
         return False
     copies = {}
     for sid in ids:
-        objects, entries = _objects(build_dir, sid)
-        if not objects or not entries.is_file():
+        judge, entries = objects(build_dir, sid)
+        if not judge or not entries.is_file():
             return False
-        if len({o.name for o in objects}) != len(objects):
+        if len({o.name for o in judge}) != len(judge):
             return False  # two sources of one name in the section's folders: not laid flat
-        copies.update({f"{sid}/judge/{o.name}": o for o in objects})
+        copies.update({f"{sid}/judge/{o.name}": o for o in judge})
         copies[f"{sid}/worker_entries.o"] = entries
     named = [os.fsencode(str(Path(p).resolve()) + "/") for p in (root, build_dir)]
     holding = [rel for rel, path in copies.items() if any(n in path.read_bytes() for n in named)]
@@ -135,14 +130,14 @@ def left_out_problems(build_dir, root) -> list:
                 str(build_dir / "grader" / "CMakeFiles") + "/"]  # CMake's precompiled-header stubs
     ninja = cache_value(build_dir, "CMAKE_MAKE_PROGRAM") or "ninja"
     ids = [s.id.replace(".", "_") for s in loaded_chapter(root).sections if s.kernels]
-    objects, problems = [], []
+    compiled, problems = [], []
     for sid in ids:
-        judge, entries = _objects(build_dir, sid)
+        judge, entries = objects(build_dir, sid)
         if not judge or not entries.is_file():
             problems.append(f"section {sid}'s judge is not compiled in {build_dir}")
-        objects += [str(o.relative_to(build_dir)) for o in judge + [entries] if o.is_file()]
+        compiled += [str(o.relative_to(build_dir)) for o in judge + [entries] if o.is_file()]
     mapped = f"-ffile-prefix-map={root}/="
-    for obj in objects:
+    for obj in compiled:
         command = subprocess.run([ninja, "-C", str(build_dir), "-t", "commands", obj], capture_output=True,
                                  text=True).stdout.strip().splitlines()[-1:]
         if not command or mapped not in command[0].split():
@@ -158,28 +153,3 @@ def left_out_problems(build_dir, root) -> list:
                 problems.append(f"{obj} reads {path}, which the judges' key does not hash")
     return problems
 
-
-def grade_build_differences(root, build_dir, toolchain, scratch, sid="7_2") -> list:
-    """Whether the check build's objects of section `sid`'s judge are what a grade build of the
-    same tree compiles: a grade build configured in `scratch` (the libraries imported when the
-    cache has them, the judges not) compiles the section's judge and entry table, and each object
-    must be the check build's, byte for byte. A flag that only one mode gives them, or a path that
-    reaches an object, is a difference: a tree that linked the check's would be graded by another
-    judge than its own."""
-    from . import build
-    build_dir, scratch = Path(build_dir), Path(scratch)
-    judge, entries = _objects(build_dir, sid)
-    if not judge or not entries.is_file():
-        return [f"section {sid}'s judge is not compiled in {build_dir}"]
-    with_judges = {CMAKE_VAR: ""}
-    empty = scratch / "exercises"
-    empty.mkdir(parents=True, exist_ok=True)
-    if not build.configure(root, scratch / "build", toolchain, "grade", exercises_dir=empty, extra=with_judges):
-        return ["a grade build of this tree does not configure"]
-    wanted = [str(o.relative_to(build_dir)) for o in judge + [entries]]
-    made = subprocess.run([cache_value(scratch / "build", "CMAKE_MAKE_PROGRAM") or "ninja", "-C",
-                           str(scratch / "build"), *wanted], capture_output=True, text=True)
-    if made.returncode != 0:
-        return [f"a grade build does not compile {', '.join(wanted)}:\n{made.stdout[-2000:]}{made.stderr[-2000:]}"]
-    return [f"{rel} differs between the check's build and a grade build" for rel in wanted
-            if (build_dir / rel).read_bytes() != (scratch / "build" / rel).read_bytes()]

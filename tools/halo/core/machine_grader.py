@@ -44,7 +44,11 @@ def prebuild(root, toolchain) -> str:
             if not entries[0].is_dir():
                 grader_cache.publish(toolchain, build_dir, cache=str(folder))
             judge_cache.publish(toolchain, build_dir, cache=str(folder))
-    if not all(e.is_dir() and grader_cache.only_root_can_change(e) for e in entries):
-        return "the grader's libraries could not be built here: the first grade builds them"
-    return (f"the grader's libraries and judges built once for this machine in {time.monotonic() - started:.0f} s "
-            f"({folder})")
+    made = [e.is_dir() and grader_cache.only_root_can_change(e) for e in entries]
+    took = f"{time.monotonic() - started:.0f} s ({folder})"
+    if all(made):
+        return f"the grader's libraries and judges built once for this machine in {took}"
+    if made[0]:
+        return (f"the grader's libraries built once for this machine in {took}; its judges could not be built: "
+                "the first grade compiles them")
+    return "the grader's libraries could not be built here: the first grade builds them"

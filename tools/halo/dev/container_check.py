@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..core.chapter_data import load_chapter
 from . import container_base, quoted_output
-from ..core import grader_cache, wrong_kernels
+from ..core import grader_cache, judge_cache, wrong_kernels
 from ..core.cmake_cache import cache_value
 
 SECTION = "7.2"
@@ -151,10 +151,11 @@ def run(root, arch, build_dir=None):
         problems.append("the grade installed packages: the image lacks what `./workbook setup` should have put in it")
     isolation = isolation_of(repo)
     problems += sandbox_problems("the reference kernel's grade", out, isolation)
-    imported = cache_value(repo / "build" / "grade", grader_cache.CMAKE_VAR) or ""
-    if not imported.startswith(f"{grader_cache.MACHINE}/"):
-        problems.append("the first grade built the grader's libraries: it did not import the ones the image's "
-                        f"`./workbook setup` builds in {grader_cache.MACHINE} (HALO_GRADER_LIBS={imported!r})")
+    for var, what in ((grader_cache.CMAKE_VAR, "libraries"), (judge_cache.CMAKE_VAR, "judges")):
+        imported = cache_value(repo / "build" / "grade", var) or ""
+        if not imported.startswith(f"{grader_cache.MACHINE}/"):
+            problems.append(f"the first grade built the grader's {what}: it did not import the ones the image's "
+                            f"`./workbook setup` builds in {grader_cache.MACHINE} ({var}={imported!r})")
 
     wrong_name = next(name for sid, name in quoted_output.RUNS.values() if sid == SECTION and name)
     wrong = next(w for w in wrong_kernels.load(repo, section) if w.name == wrong_name)

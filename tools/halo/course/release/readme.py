@@ -80,7 +80,7 @@ def readme(assignment, withheld):
               "```", "",
               "The first `./workbook grade` installs what is missing on Debian or Ubuntu (clang 14 or newer, "
               "CMake, Ninja, Boost.Context, doctest; when it cannot, it prints the command to run, `sudo ./workbook "
-              "setup`, which also builds the grader's libraries once for the machine) and builds the rest of "
+              "setup`, which also builds the grader's libraries and judges once for the machine) and builds the rest of "
               "the grader, which takes under a minute; later runs take seconds. Python 3.11 or newer "
               "(3.9 with `python3-tomli`) runs `./workbook`. Every test of an untouched exercise fails, with a "
               "message saying what is still to do.", "",
