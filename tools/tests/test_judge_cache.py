@@ -14,11 +14,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
-from halo.core import chapter_data, grader_cache, judge_cache
+from halo.core import grader_cache, judge_cache
 from tests.test_grader_cache import _tree
 
-SECTIONS = [s.id.replace(".", "_") for s in chapter_data.load_chapter(Path(__file__).resolve().parents[2]).sections
-            if s.kernels]
+SECTIONS = judge_cache.section_ids(Path(__file__).resolve().parents[2])
 
 
 def _judges_tree(top: Path) -> Path:

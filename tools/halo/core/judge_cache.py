@@ -67,14 +67,21 @@ def judges_for(root, toolchain, build_dir) -> str:
     """HALO_GRADER_JUDGES for a grade build of `root` in `build_dir`: the entry of the cache
     (HALO_GRADER_CACHE, else the machine's copy) that holds this tree's judges, else "" (the
     build compiles them)."""
-    if cache_value(build_dir, CMAKE_VAR) == "" and any((Path(build_dir) / "grader" / "CMakeFiles").glob("judge_*.dir/**/*.o")):
+    made = Path(build_dir) / "grader" / "CMakeFiles"
+    if cache_value(build_dir, CMAKE_VAR) == "" and any(made.glob("judge_*.dir/**/*.o")):
         return ""  # it compiled its own: Ninja keeps them right
     cache = os.environ.get(grader_cache.ENV)
     if cache:
         entry = entry_for(cache, root, toolchain)
         return str(entry) if entry and entry.is_dir() else ""
-    entry = grader_cache.machine_entry(root, toolchain, build_dir, MEMO, lambda folder: entry_for(folder, root, toolchain))
+    entry = grader_cache.machine_entry(root, toolchain, build_dir, MEMO,
+                                       lambda folder: entry_for(folder, root, toolchain))
     return str(entry) if entry and entry.is_dir() and grader_cache.only_root_can_change(entry) else ""
+
+
+def section_ids(root) -> list:
+    """The sections that have a judge, as CMake names them (7.2 is 7_2)."""
+    return [s.id.replace(".", "_") for s in loaded_chapter(Path(root)).sections if s.kernels]
 
 
 def objects(build_dir, sid):
@@ -97,7 +104,7 @@ def publish(toolchain, build_dir, cache=None) -> bool:
     entry = entry_for(cache, root, toolchain)
     if entry is None or entry.is_dir():
         return False
-    ids = [s.id.replace(".", "_") for s in loaded_chapter(Path(root)).sections if s.kernels]
+    ids = section_ids(root)
     targets = [t for sid in ids for t in (f"judge_{sid}", f"halo_worker_entries_{sid}")]
     if subprocess.run([toolchain.cmake, "--build", str(build_dir), "--target", *targets],
                       capture_output=True, text=True).returncode != 0:
@@ -126,10 +133,11 @@ def left_out_problems(build_dir, root) -> list:
     hash. Empty when every one reads only what the key covers."""
     build_dir, root = Path(build_dir).resolve(), Path(root).resolve()
     covered = [str(root / top) + "/" for top in grader_cache.SOURCES + SOURCES]
-    covered += [str(build_dir / "generated") + "/",  # the generated headers, hashed as key() writes them
-                str(build_dir / "grader" / "CMakeFiles") + "/"]  # CMake's precompiled-header stubs
+    covered += [str(build_dir / "generated") + "/"]  # the generated headers, hashed as key() writes them
+    covered += [str(build_dir / "grader" / "CMakeFiles" / f"{pch}.dir") + "/"  # CMake's precompiled-header stubs
+                for pch in ("halo_judge_headers", "halo_worker_entry_headers")]
     ninja = cache_value(build_dir, "CMAKE_MAKE_PROGRAM") or "ninja"
-    ids = [s.id.replace(".", "_") for s in loaded_chapter(root).sections if s.kernels]
+    ids = section_ids(root)
     compiled, problems = [], []
     for sid in ids:
         judge, entries = objects(build_dir, sid)
