@@ -22,7 +22,8 @@ SECTIONS = judge_cache.section_ids(Path(__file__).resolve().parents[2])
 
 def _judges_tree(top: Path) -> Path:
     root = _tree(top)
-    for rel in ("grader/sections/7.2-basic-1d/test_basic_1d.cpp", "grader/sections/7.2-basic-1d/inputs.hpp"):
+    for rel in ("grader/sections/7.2-basic-1d/test_basic_1d.cpp", "grader/sections/7.2-basic-1d/inputs.hpp",
+                "tools/halo/core/cpp_header.py", "tools/halo/cli.py", "tools/halo/course/roster.py"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(f"// {rel}\n")
     return root
@@ -65,13 +66,16 @@ class JudgeCache(unittest.TestCase):
         self.assertEqual(judge_cache.key(a, self.tc), judge_cache.key(b, self.tc))
         (b / "exercises/7.2/kernel.cu").write_text("// a student's kernel is no input of the judges\n")
         (b / "chapters/errata.toml").unlink()  # nor the errata, which no generated header holds
+        (b / "tools/halo/course/roster.py").write_text("# nor the course tools\n")
         self.assertEqual(judge_cache.key(a, self.tc), judge_cache.key(b, self.tc))
 
     def test_any_byte_of_an_input_is_another_key(self):
         before = judge_cache.key(_judges_tree(self.tmp / "a"), self.tc)
         edits = {"a section's tests": "grader/sections/7.2-basic-1d/inputs.hpp",
                  "a kernels' given header": "grader/include/halo/given/tile_copy.cuh",
-                 "an input of the libraries": "grader/testing/compare.cpp"}
+                 "an input of the libraries": "grader/testing/compare.cpp",
+                 "the code that writes the chapter's headers": "tools/halo/core/cpp_header.py",
+                 "the command line that runs it": "tools/halo/cli.py"}
         for what, rel in edits.items():
             b = _judges_tree(self.tmp / rel.replace("/", "_"))
             (b / rel).write_text((b / rel).read_text() + " ")

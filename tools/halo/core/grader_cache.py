@@ -187,6 +187,7 @@ def _listing(root, toolchain):
         for dirpath, dirnames, filenames in os.walk(root / top):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             paths += [Path(dirpath) / f for f in sorted(filenames)]
+    paths += sorted((root / "tools" / "halo").glob("*.py"))  # the command line, which emits the chapter's headers
     paths += [Path(os.path.realpath(t)) for t in (toolchain.cxx, toolchain.cmake)] + [Path(h) for h in SYSTEM_HEADERS]
     out = []
     for path in paths:

@@ -11,8 +11,8 @@ in every tree whose sources, chapter and toolchain are the same: compiled with -
 So a build of every judge (the check's own, `./workbook setup`'s) publishes their objects into the
 same caches as the libraries (HALO_GRADER_CACHE, or the machine's copy that only root can change),
 in an entry named by the hash of what they are made of: the libraries' inputs, every file of
-grader/sections/ and of the kernels' given headers, and the chapter's generated headers as this
-tree's tools write them. A grade build whose inputs hash the same links them (CMake's
+grader/sections/ and of the kernels' given headers, and what the chapter's generated headers are
+made from (its manifest and questions, and the Python that writes them). A grade build whose inputs hash the same links them (CMake's
 HALO_GRADER_JUDGES, halo_imported_judge) instead of compiling them. Any byte of difference is
 another key, and a miss costs only the compiles it would have made.
 
@@ -30,7 +30,6 @@ from pathlib import Path
 from . import grader_cache
 from .chapter_data import loaded_chapter
 from .cmake_cache import cache_value
-from .cpp_header import emit_defines, emit_header
 
 CMAKE_VAR = "HALO_GRADER_JUDGES"
 MEMO = "halo-machine-judges.json"  # in a build folder: the inputs' listing when it last asked
@@ -39,18 +38,33 @@ MEMO = "halo-machine-judges.json"  # in a build folder: the inputs' listing when
 SOURCES = ("grader/sections",) + grader_cache.LEFT_OUT
 
 
-def key(root, toolchain) -> str:
-    """The entry's name for the tree `root` built by `toolchain`."""
-    root = Path(root)
-    chapter = loaded_chapter(root)
-    h = hashlib.sha256(grader_cache.key(root, toolchain).encode() + b"\0")
+def _inputs(root: Path):
+    """Every file key() reads beyond the libraries' inputs, in a fixed order."""
     for top in SOURCES:
         for dirpath, dirnames, filenames in os.walk(root / top):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                path = Path(dirpath) / name
-                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    h.update(emit_header(chapter).encode() + b"\0" + emit_defines(chapter).encode())
+            yield from (Path(dirpath) / name for name in sorted(filenames))
+    yield from _generator_inputs(root)
+
+
+def _generator_inputs(root: Path):
+    """What the chapter's generated headers (chapter_data.hpp, chapter_defines.hpp) are made from:
+    the manifest and every section's questions, which `internal emit-header` reads, and the Python
+    that reads and writes them. Hashed rather than the headers themselves, which take a grade some
+    40 ms to write; more than they need is only a miss."""
+    chapters = root / "chapters"
+    yield chapters / "manifest.toml"
+    yield from sorted(chapters.glob("*/questions.toml"))
+    yield from sorted((root / "tools" / "halo").glob("*.py"))
+    yield from sorted((root / "tools" / "halo" / "core").glob("*.py"))
+
+
+def key(root, toolchain) -> str:
+    """The entry's name for the tree `root` built by `toolchain`."""
+    root = Path(root)
+    h = hashlib.sha256(grader_cache.key(root, toolchain).encode() + b"\0")
+    for path in _inputs(root):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return grader_cache.JUDGES_PREFIX + h.hexdigest()[:32]
 
 
