@@ -16,6 +16,7 @@ from unittest import mock
 
 from halo.core import grader_cache, judge_cache
 from tests.test_grader_cache import _tree
+from tests.test_machine_grader import as_the_machine_s_copy
 
 SECTIONS = judge_cache.section_ids(Path(__file__).resolve().parents[2])
 
@@ -147,13 +148,7 @@ class MachineCopy(unittest.TestCase):
         (self.entry / "7_2" / "worker_entries.o").write_bytes(b"\x7fELF")
         for p in self.folder.parent, *sorted(self.folder.rglob("*")), self.folder:
             p.chmod(0o755 if p.is_dir() else 0o644)
-        env = {k: v for k, v in os.environ.items() if k not in (grader_cache.ENV, grader_cache.MACHINE_OFF)}
-        env[grader_cache.MACHINE_ENV] = str(self.folder)
-        patches = [mock.patch.dict(os.environ, env, clear=True),
-                   mock.patch.object(grader_cache, "TRUSTED_OWNERS", {0, os.getuid()})]
-        for p in patches:
-            p.start()
-            self.addCleanup(p.stop)
+        as_the_machine_s_copy(self, self.folder)
 
     def judges(self):
         return judge_cache.judges_for(self.tree, self.tc, self.build)

@@ -15,6 +15,18 @@ from halo.core import grader_cache, judge_cache, machine_grader
 from tests.test_grader_cache import _tree
 
 
+def as_the_machine_s_copy(test, folder):
+    """For the rest of `test`: `folder` is the machine's copy, and no HALO_GRADER_CACHE is set."""
+    env = {k: v for k, v in os.environ.items() if k not in (grader_cache.ENV, grader_cache.MACHINE_OFF)}
+    env[grader_cache.MACHINE_ENV] = str(folder)
+    patches = [mock.patch.dict(os.environ, env, clear=True),
+               # Root's in CI; a contributor's own files otherwise (the tests create them as that user).
+               mock.patch.object(grader_cache, "TRUSTED_OWNERS", {0, os.getuid()})]
+    for p in patches:
+        p.start()
+        test.addCleanup(p.stop)
+
+
 class MachineCopy(unittest.TestCase):
     def setUp(self):
         top = Path(tempfile.mkdtemp(prefix="halo-machine-grader-test-"))
@@ -35,14 +47,7 @@ class MachineCopy(unittest.TestCase):
         for name in grader_cache.LIBRARIES:
             (self.entry / f"lib{name}.a").write_bytes(b"!<arch>\n")
             (self.entry / f"lib{name}.a").chmod(0o644)
-        env = {k: v for k, v in os.environ.items() if k not in (grader_cache.ENV, grader_cache.MACHINE_OFF)}
-        env[grader_cache.MACHINE_ENV] = str(self.folder)
-        patches = [mock.patch.dict(os.environ, env, clear=True),
-                   # Root's in CI; a contributor's own files otherwise (the tests create them as that user).
-                   mock.patch.object(grader_cache, "TRUSTED_OWNERS", {0, os.getuid()})]
-        for p in patches:
-            p.start()
-            self.addCleanup(p.stop)
+        as_the_machine_s_copy(self, self.folder)
 
     def libs(self):
         return grader_cache.libraries_for(self.tree, self.tc, self.build)
