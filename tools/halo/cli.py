@@ -520,12 +520,14 @@ def _internal(root, args):
         import tempfile
         from .core import grader_cache, judge_cache, toolchain
         from .dev import shared_judges_check
-        problems = grader_cache.left_out_problems(args.build_dir, root) + judge_cache.left_out_problems(args.build_dir, root)
+        problems = grader_cache.left_out_problems(args.build_dir, root)
+        problems += judge_cache.left_out_problems(args.build_dir, root)
         with tempfile.TemporaryDirectory(prefix="halo-judge-check-") as scratch:
             problems += shared_judges_check.grade_build_differences(root, args.build_dir, toolchain.ensure(quiet=True),
                                                                     scratch)
         print("\n".join(problems) or "the grader's libraries read neither the chapter nor the kernels' given headers; "
-              "the judges read nothing of the tree that their key does not hash, name no path of it, and are what a grade build compiles")
+              "the judges read nothing of the tree that their key does not hash, name no path of it, and are what "
+              "a grade build compiles")
         return 1 if problems else 0
     if args.internal == "check-release":
         from .course.release import check as release_check

@@ -12,9 +12,10 @@ So a build of every judge (the check's own, `./workbook setup`'s) publishes thei
 same caches as the libraries (HALO_GRADER_CACHE, or the machine's copy that only root can change),
 in an entry named by the hash of what they are made of: the libraries' inputs, every file of
 grader/sections/ and of the kernels' given headers, and what the chapter's generated headers are
-made from (its manifest and questions, and the Python that writes them). A grade build whose inputs hash the same links them (CMake's
-HALO_GRADER_JUDGES, halo_imported_judge) instead of compiling them. Any byte of difference is
-another key, and a miss costs only the compiles it would have made.
+made from (its manifest and questions, and the Python that writes them). A grade build whose
+inputs hash the same links them (CMake's HALO_GRADER_JUDGES, halo_imported_judge) instead of
+compiling them. Any byte of difference is another key, and a miss costs only the compiles it would
+have made.
 
 Layout of an entry: <section id>/judge/*.o (the judge's objects) and <section id>/worker_entries.o,
 for every section with kernels (an id as CMake names it: 7.2 is 7_2).

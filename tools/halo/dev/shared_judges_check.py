@@ -19,10 +19,10 @@ def grade_build_differences(root, build_dir, toolchain, scratch, sid="7_2") -> l
     judge, entries = judge_cache.objects(build_dir, sid)
     if not judge or not entries.is_file():
         return [f"section {sid}'s judge is not compiled in {build_dir}"]
-    with_judges = {judge_cache.CMAKE_VAR: ""}
+    own_judges = {judge_cache.CMAKE_VAR: ""}
     empty = scratch / "exercises"
     empty.mkdir(parents=True, exist_ok=True)
-    if not build.configure(root, scratch / "build", toolchain, "grade", exercises_dir=empty, extra=with_judges):
+    if not build.configure(root, scratch / "build", toolchain, "grade", exercises_dir=empty, extra=own_judges):
         return ["a grade build of this tree does not configure"]
     wanted = [str(o.relative_to(build_dir)) for o in judge + [entries]]
     made = subprocess.run([cache_value(scratch / "build", "CMAKE_MAKE_PROGRAM") or "ninja", "-C",
