@@ -20,6 +20,9 @@ def grade_build_differences(root, build_dir, toolchain, scratch, sid="7_2") -> l
     if not judge or not entries.is_file():
         return [f"section {sid}'s judge is not compiled in {build_dir}"]
     own_judges = {judge_cache.CMAKE_VAR: ""}
+    cross = cache_value(build_dir, "CMAKE_TOOLCHAIN_FILE")
+    if cross:  # `./workbook check --arch`: the grade build compiles for the same machine (objects only)
+        own_judges["CMAKE_TOOLCHAIN_FILE"] = cross
     empty = scratch / "exercises"
     empty.mkdir(parents=True, exist_ok=True)
     if not build.configure(root, scratch / "build", toolchain, "grade", exercises_dir=empty, extra=own_judges):
