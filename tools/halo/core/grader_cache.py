@@ -153,16 +153,16 @@ def machine_folder() -> Path:
     return Path(os.environ.get(MACHINE_ENV) or MACHINE)
 
 
-def only_root_can_change(path, files=None) -> bool:
-    """Whether `path` (resolved), every folder above it and, for a folder, each of `files` in it
-    (when not given: the libraries, or all of a judges' entry: core/judge_cache.py)
+def only_root_can_change(path) -> bool:
+    """Whether `path` (resolved), every folder above it and, for a folder, what is in it (the
+    libraries, or all of a judges' entry: core/judge_cache.py)
     are a trusted owner's (root's) and writable by no one else. A folder above that all may write
     with the sticky bit set (/tmp) is allowed: no one else can rename or remove what is in it."""
     path = Path(os.path.realpath(path))
-    if files is None:
-        files = sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.name.startswith(JUDGES_PREFIX) \
-            else [f"lib{n}.a" for n in LIBRARIES]
-    files = [path / f for f in files] if path.is_dir() else []
+    files = []
+    if path.is_dir():
+        files = sorted(path.rglob("*")) if path.name.startswith(JUDGES_PREFIX) else \
+            [path / f"lib{n}.a" for n in LIBRARIES]
     for p in files + [path, *path.parents]:
         try:
             st = os.lstat(p)
