@@ -6,10 +6,53 @@ import sys
 from pathlib import Path
 
 
+class _Unbuilt:
+    """Stands in for the parser of a command this run did not name: every set-up call on it (an
+    option, a group, its own subcommands) returns it again, and nothing is built."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: self
+
+
+_UNBUILT = _Unbuilt()
+
+
+class _Commands:
+    """add_subparsers' action, building only the parser of the command a run named (all of them
+    when it named none). The whole tree is some seventy parsers and two hundred options, a good
+    part of the CPU of a short command, and the check starts about two thousand of those
+    (docs/results/check-times.md)."""
+
+    def __init__(self, action, wanted):
+        self.action, self.wanted, self.built = action, wanted, False
+
+    def add_parser(self, name, **kwargs):
+        if self.wanted is not None and name != self.wanted:
+            return _UNBUILT
+        self.built = True
+        return self.action.add_parser(name, **kwargs)
+
+
+def _parse(argv):
+    """The arguments, read by a parser of the named command alone; by the whole tree when the
+    run names none, or one no parser has (then argparse's message lists every command)."""
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    inner = argv[1] if command == "internal" and len(argv) > 1 and not argv[1].startswith("-") else None
+    parser = _parser(command, inner) if command else None
+    if parser is None:
+        return _parser().parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the whole tree's usage heads that message
+        _parser().parse_args(argv)
+    return args
+
+
 @functools.lru_cache(maxsize=None)  # the autograder's one process runs main three times
-def _parser():
+def _parser(command=None, internal=None):
+    """The command line's parser: every command's, or with `command` (and for `internal` its
+    subcommand) only that one's, None when there is no such command."""
     p = argparse.ArgumentParser(prog="workbook", description="Halo: the CUDA convolution workbook (PMPP chapter 7).")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = _Commands(p.add_subparsers(dest="command", required=True), command)
 
     g = sub.add_parser("grade", help="build and grade your exercises (all sections, or the ones named)")
     g.add_argument("sections", nargs="*", metavar="SECTION", help="e.g. 7.2 (default: every section)")
@@ -242,7 +285,7 @@ def _parser():
     rs.add_argument("--dry-run", action="store_true", help="only show what would change")
 
     i = sub.add_parser("internal", help="commands the build and the tests call")
-    isub = i.add_subparsers(dest="internal", required=True)
+    isub = _Commands(i.add_subparsers(dest="internal", required=True), internal)
     se = isub.add_parser("sections", help="sections and questions, one per line, for CMake")
     se.add_argument("--tests", action="append", choices=["cpu", "cuda"], default=[], metavar="BACKEND",
                     help="also every kernel section's test names for this backend (cpu or cuda; repeatable)")
@@ -345,6 +388,8 @@ def _parser():
     w = isub.add_parser("write-wrong-kernels", help="write each known-wrong kernel's tree")
     w.add_argument("--section", required=True)
     w.add_argument("--out", required=True)
+    if not sub.built or (command == "internal" and not isub.built):
+        return None
     return p
 
 
@@ -569,7 +614,7 @@ def main(root, argv):
     if argv[:1] == ["redteam"]:  # the runner has its own options (./workbook redteam --help)
         from .dev import redteam
         return redteam.run(root, None, None, argv[1:])
-    args = _parser().parse_args(argv)
+    args = _parse(argv)
     from .course.release import guard as release_guard
     refusal = release_guard.refusal(root, args)  # a student release refuses what is for instructors
     if refusal:
