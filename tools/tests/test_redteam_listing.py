@@ -1,9 +1,11 @@
 """The red-team runner's listing of a tree (redteam._listing), taken around every grade to find
 what the grade added, changed or removed: folders, files and links (never followed), the
-skipped relative paths and the ignored absolute globs left out, and a change of content seen."""
+skipped relative paths and the ignored absolute globs left out, and a change of content seen,
+even one that puts the file's size and mtime back."""
 import os
 import shutil
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -40,6 +42,18 @@ class Listing(unittest.TestCase):
         self.assertEqual(redteam._differences(before, redteam._listing(self.top), ""),
                          ["changed a/b/f.txt", "added new"])
         self.assertEqual(redteam._listing(self.top / "missing"), {})
+
+    def test_a_rewrite_that_puts_size_and_mtime_back_is_seen_by_its_ctime(self):
+        path = self.top / "a" / "b" / "f.txt"
+        st = path.stat()
+        before, before_plain = redteam._listing(self.top, ctime=True), redteam._listing(self.top)
+        time.sleep(0.01)  # a ctime later than the listing's, on a file system of coarse times
+        path.write_text("two")  # the same size
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same mtime
+        self.assertEqual(redteam._differences(before, redteam._listing(self.top, ctime=True), ""),
+                         ["changed a/b/f.txt"])
+        # The control: size and mtime alone do not tell.
+        self.assertEqual(redteam._differences(before_plain, redteam._listing(self.top), ""), [])
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ An attack fails when it scores more, passes every loads test of its section (loa
 changes results after the grader finished (checked again `--settle` seconds later when any of
 its processes is still running; with none left nothing can change them), leaves a
 process running (the runner is a child subreaper: orphans come back to it), changes the
-checkout (git status and a listing of path, size and mtime, build/ left out) or the fake
+checkout (git status and a listing of path, size, mtime and ctime, build/ left out) or the fake
 root's source, leaves files in /tmp, /var/tmp or /dev/shm, connects to 127.0.0.1:47213 (the
 runner listens there during each grade), lets the course secret or /etc/passwd's first line
 into any output, gives no verdict (no results file, or still running after `--timeout`), or
@@ -113,6 +113,9 @@ TECHNIQUES = ("exit-status-forgery", "test-list-forgery", "result-tampering", "g
 STUB = "the stub"
 SCORE_PREFIX = "no more than "
 SCAN_LIMIT = 64 << 20  # bytes of one output file searched for leaks
+# What a grade may change in the checkout: its build, and what git itself rewrites (git status
+# refreshes the index).
+CHECKOUT_SKIP = ("build", ".git/index", ".git/FETCH_HEAD", ".git/ORIG_HEAD")
 
 
 def _baseline_env(entry) -> dict:
@@ -467,9 +470,11 @@ def _process_marks() -> set:
 
 # ---------------------------------------------------------------- files
 
-def _listing(top: Path, skip=(), ignore=()) -> dict:
+def _listing(top: Path, skip=(), ignore=(), ctime=False) -> dict:
     """{relative path: (kind, size, mtime_ns)} under `top`, links not followed. `skip`: relative
     paths left out with everything under them; `ignore`: globs of absolute paths left out.
+    `ctime`: a file's and a link's inode change time too, for two listings of one tree (a copy's
+    differ): a writer can put a file's size and mtime back (utime), never its ctime.
     os.scandir, not os.walk: taken twice around every grade, over the checkout's 2,000 entries,
     os.walk's was 0.09 s of the runner's CPU a grade, this one 0.02 s."""
     out = {}
@@ -488,15 +493,13 @@ def _listing(top: Path, skip=(), ignore=()) -> dict:
             if rel in skip or (ignore and any(fnmatch.fnmatch(e.path, g) for g in ignore)):
                 continue
             try:
-                if e.is_symlink():
-                    st = e.stat(follow_symlinks=False)
-                    out[rel] = ("link:" + os.readlink(e.path), st.st_size, st.st_mtime_ns)
-                elif e.is_dir(follow_symlinks=False):
+                if e.is_dir(follow_symlinks=False):
                     out[rel] = ("dir", 0, 0)
                     walk(e.path, rel)
-                else:
-                    st = e.stat(follow_symlinks=False)
-                    out[rel] = ("file", st.st_size, st.st_mtime_ns)
+                    continue
+                st = e.stat(follow_symlinks=False)
+                kind = "link:" + os.readlink(e.path) if e.is_symlink() else "file"
+                out[rel] = (kind, st.st_size, st.st_mtime_ns) + ((st.st_ctime_ns,) if ctime else ())
             except OSError:
                 continue
     walk(top, "")
@@ -877,8 +880,7 @@ class Runner:
                         "-m", f"the working tree of {src}"], check=True)
 
     def checkout_state(self) -> tuple:
-        skip = ("build", ".git/index", ".git/FETCH_HEAD", ".git/ORIG_HEAD")
-        listing = _listing(self.checkout, skip=skip)
+        listing = _listing(self.checkout, skip=CHECKOUT_SKIP, ctime=True)
         status = subprocess.run(["git", "-C", str(self.checkout), "status", "--porcelain"], capture_output=True,
                                 text=True).stdout
         return listing, status
@@ -1192,10 +1194,9 @@ class Runner:
                            env=self._env())
         if p.returncode != 0 or not out.is_file():
             raise ManifestError(f"the autograder zip could not be exported:\n{p.stdout}{p.stderr}")
-        ck = self.checkout_state()
-        pristine = _listing(self.pristine, skip=("build", ".git/index", ".git/FETCH_HEAD", ".git/ORIG_HEAD"))
-        if _differences(pristine, ck[0], ""):  # the exporter's own traces: not the attacks'
-            _restore(self.checkout, self.pristine, pristine, ck[0])
+        pristine, now = _listing(self.pristine, skip=CHECKOUT_SKIP), _listing(self.checkout, skip=CHECKOUT_SKIP)
+        if _differences(pristine, now, ""):  # the exporter's own traces: not the attacks'
+            _restore(self.checkout, self.pristine, pristine, now)
         return out
 
     @staticmethod
@@ -1270,7 +1271,7 @@ class Runner:
                     work / "build" / "junit.xml"] + sorted((work / "build" / "report").glob("*.xml"))
 
         def source_state():
-            return _listing(ag / "source")
+            return _listing(ag / "source", ctime=True)
         return self.grade_once([str(ag / "run_autograder")], ag, env, uid, results, section, log,
                                _gradescope_score, leak_files, extra_state=source_state, adopt=entry is None)
 
