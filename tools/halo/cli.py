@@ -19,8 +19,8 @@ _UNBUILT = _Unbuilt()
 
 class _Commands:
     """add_subparsers' action, building only the parser of the command a run named (all of them
-    when it named none). The whole tree is some seventy parsers and two hundred options, 10 to
-    15 ms of every start, and the check starts some fourteen hundred (docs/results/check-times.md)."""
+    when it named none). The whole tree is some seventy parsers and two hundred options, about
+    10 ms of every start, and the check starts some fourteen hundred (docs/results/check-times.md)."""
 
     def __init__(self, action, wanted):
         self.action, self.wanted, self.built = action, wanted, False

@@ -47,9 +47,16 @@ class Listing(unittest.TestCase):
         path = self.top / "a" / "b" / "f.txt"
         st = path.stat()
         before, before_plain = redteam._listing(self.top, ctime=True), redteam._listing(self.top)
-        time.sleep(0.01)  # a ctime later than the listing's, on a file system of coarse times
-        path.write_text("two")  # the same size
-        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same mtime
+        # Rewritten until the inode's change time moves (a file system's clock may tick in
+        # milliseconds), with the same size and the mtime put back each time: never a wait of a
+        # fixed length, which a busy machine could outrun.
+        for _ in range(1000):
+            path.write_text("two")
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+            if path.stat().st_ctime_ns != st.st_ctime_ns:
+                break
+            time.sleep(0.005)
+        self.assertNotEqual(path.stat().st_ctime_ns, st.st_ctime_ns)
         self.assertEqual(redteam._differences(before, redteam._listing(self.top, ctime=True), ""),
                          ["changed a/b/f.txt"])
         # The control: size and mtime alone do not tell.
