@@ -417,10 +417,9 @@ def _internal(root, args):
     if args.internal == "autograde":  # before the imports below: a submission's run pays only for its own
         from .course import autograde
         return autograde.run(root, args.root, args.work, args.build, args.results, args.started, main)
-    from .core import answers, answers_phase, cpp_header
-    from .core import wrong_kernels
-    from .dev import expect_failure
-
+    # Each command imports what it uses: the CTest entries of a check start some 400 of these
+    # (check-answer, expect-failure, learner-kernel), and answers, wrong_kernels and
+    # expect_failure are each tens of milliseconds of imports that the others do not need.
     if args.internal == "gpu-sanitizer":
         from .dev import gpu_sanitizer
         return gpu_sanitizer.run(args.sanitizer, args.tool, args.binary, args.must_catch, args.tests)
@@ -440,10 +439,13 @@ def _internal(root, args):
         from .core import test_list
         return test_list.compare_with_program(args.program, args.names)
     if args.internal == "replay-check":
+        from .dev import expect_failure
         return expect_failure.replay_reproduces(args.binaries)
     if args.internal == "expect-failure":
+        from .dev import expect_failure
         if args.every_test:
             return expect_failure.every_test_fails(args.binary, args.expect or "")
+        from .core import wrong_kernels
         section_id, name = args.wrong_kernel
         chapter = _chapter(root)
         for w in wrong_kernels.load(root, chapter.section(section_id)):
@@ -462,6 +464,7 @@ def _internal(root, args):
             print(line)
         return 0
     if args.internal == "emit-header":
+        from .core import cpp_header
         for path, text in ((args.output, cpp_header.emit_header(chapter)),
                            (args.defines_output, cpp_header.emit_defines(chapter))):
             out = Path(path)
@@ -470,6 +473,7 @@ def _internal(root, args):
                 out.write_text(text)
         return 0
     if args.internal == "check-answer":
+        from .core import answers_phase
         # HALO_STUDENT: who submitted (grade --student, or the autograder's submission metadata):
         # a variant file made for anyone else is INVALID.
         ok, text = answers_phase.check_question_output(chapter, args.section, args.question, args.file,
@@ -478,6 +482,7 @@ def _internal(root, args):
         print(text)
         return 0 if ok else 1
     if args.internal == "check-answers-file":
+        from .core import answers, answers_phase
         if not args.expect_status:
             ok, text = answers_phase.check_file_output(chapter, args.section, args.file)
             print(text)
@@ -527,6 +532,7 @@ def _internal(root, args):
                 learner_kernels.write_tree(root, section, e, Path(args.out) / e.slug)
                 print(f"learner|{e.slug}|{e.name}|{e.verdict}")
             return 0
+        from .dev import expect_failure
         for e in entries:
             if e.name == args.name:
                 return expect_failure.learner_kernel(args.binary, e)
@@ -577,6 +583,7 @@ def _internal(root, args):
         from .course.release import check as release_check
         return release_check.run_check(root, args.work)
     if args.internal == "write-wrong-kernels":
+        from .core import wrong_kernels
         section = chapter.section(args.section)
         try:
             for w in wrong_kernels.load(root, section):
