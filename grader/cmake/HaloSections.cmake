@@ -392,7 +392,17 @@ function(halo_add_section id)
   else()
     set(shown "${stubs}")
   endif()
-  halo_cpu_binary(test_${sid}_stubs ${sid} "${stubs}" ${kernels})
+  if(kernel_count GREATER 1)  # an object library a file, as the reference's, for the proofs below to share
+    set(libraries "")
+    foreach(kernel IN LISTS kernels)
+      string(MAKE_C_IDENTIFIER "${kernel}" kid)
+      halo_cpu_kernels(test_${sid}_stub_${kid} "${stubs}" ${kernel})
+      list(APPEND libraries test_${sid}_stub_${kid})
+    endforeach()
+    halo_cpu_program(test_${sid}_stubs ${sid} "${stubs}" ${libraries})
+  else()
+    halo_cpu_binary(test_${sid}_stubs ${sid} "${stubs}" ${kernels})
+  endif()
   add_test(NAME "stubs: ${id} ${slug} / every test fails cleanly"
            COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary "${bin}/test_${sid}_stubs"
                    --expect "still a stub: ${shown}/")
@@ -407,6 +417,9 @@ function(halo_add_section id)
                          ENVIRONMENT "${HALO_GPU_TEST_ENVIRONMENT}")
   endif()
 
+  # ...the tests of each kernel file, where its test source says which, depend on that file alone...
+  halo_read_tests_of(${sid} "${folder}" "${kernels}")
+  halo_add_tests_of_proofs(${id} ${sid} "${slug}" "${stubs}" "${shown}" "${kernels}")
   # ...and every known-wrong kernel must be caught with its diagnostic.
   halo_add_wrong_kernels(${id} ${sid} "${slug}" "${folder}" "${kernels}")
   # ...and every kernel of the learner corpus must get its verdict.
@@ -437,15 +450,110 @@ function(halo_add_learner_kernels id sid slug folder kernels)
     set(name "${CMAKE_MATCH_2}")
     set(verdict "${CMAKE_MATCH_3}")
     string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
-    halo_cpu_binary(test_${sid}_learner_${nid} ${sid} "${out}/${slug_dir}" ${kernels})
+    halo_tree_program(test_${sid}_learner_${nid} ${sid} "${folder}" "${out}/${slug_dir}" "${kernels}" leave_out)
     if(verdict STREQUAL "pass")
       set(test "learner kernels: ${id} ${slug} / ${name} passes")
     else()
       set(test "learner kernels: ${id} ${slug} / ${name} fails")
     endif()
     add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal learner-kernel
-             --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_learner_${nid}" --section "${id}" --name "${name}")
+             --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_learner_${nid}" --section "${id}" --name "${name}"
+             ${leave_out})
     set_tests_properties("${test}" PROPERTIES LABELS "${id};learner-kernels" TIMEOUT 600)
+  endforeach()
+endfunction()
+
+# The program of a kernel tree (a known-wrong or a learner kernel's) that keeps some of the
+# reference's files: those link the reference's objects, not compiled again for each tree (no kernel
+# file includes another; 7.9's two files took some 2.5 s each in the check's build), and the tests
+# of those that a test source says it tests (halo_read_tests_of) are left out of its runs: they run
+# the reference's object, so their verdict is the solution's (proven: halo_add_tests_of_proofs).
+# 7.9's tensor-copy tests were 80 % of the CPU time of a speed-of-light kernel's whole run.
+# `leave_out_var` gets the expect-failure options that leave them out.
+function(halo_tree_program target sid folder dir kernels leave_out_var)
+  set(changed "")
+  set(shared "")
+  set(leave_out "")
+  foreach(kernel IN LISTS kernels)
+    string(MAKE_C_IDENTIFIER "${kernel}" kid)
+    file(SHA256 "${dir}/${kernel}" mine)
+    file(SHA256 "${PROJECT_SOURCE_DIR}/solutions/${folder}/${kernel}" reference)
+    if(TARGET test_${sid}_solution_${kid} AND mine STREQUAL reference)
+      list(APPEND shared test_${sid}_solution_${kid})
+      if(DEFINED HALO_TESTS_OF_${sid}_${kid})
+        list(APPEND leave_out "--binary-arg=--source-file-exclude=*/${HALO_TESTS_OF_${sid}_${kid}}")
+      endif()
+    else()
+      list(APPEND changed ${kernel})
+    endif()
+  endforeach()
+  if(shared AND changed)
+    halo_cpu_kernels(${target}_kernels "${dir}" ${changed})
+    halo_cpu_program(${target} ${sid} "${dir}" ${target}_kernels ${shared})
+  else()
+    halo_cpu_binary(${target} ${sid} "${dir}" ${kernels})
+    set(leave_out "")  # a tree that is the reference's whole runs every test
+  endif()
+  set(${leave_out_var} "${leave_out}" PARENT_SCOPE)
+endfunction()
+
+# A section of several kernel files whose test sources each test one of them say which, in a
+# line `// Tests of: FILE`: HALO_TESTS_OF_<sid>_<file id> is that source's name, for the known-wrong
+# kernels (below) to leave out the tests of the files they share with the reference.
+function(halo_read_tests_of sid folder kernels)
+  list(LENGTH kernels count)
+  if(count LESS 2)
+    return()
+  endif()
+  file(GLOB sources "${PROJECT_SOURCE_DIR}/grader/sections/${folder}/*.cpp")
+  foreach(source IN LISTS sources)
+    file(STRINGS "${source}" said REGEX "^// Tests of: ")
+    if(said STREQUAL "")
+      continue()
+    endif()
+    get_filename_component(name "${source}" NAME)
+    if(NOT said MATCHES "^// Tests of: ([^ ;]+)$" OR NOT CMAKE_MATCH_1 IN_LIST kernels)
+      message(FATAL_ERROR "Halo: ${name} says `${said}`: one line `// Tests of: FILE`, FILE one of ${kernels}")
+    endif()
+    string(MAKE_C_IDENTIFIER "${CMAKE_MATCH_1}" kid)
+    if(DEFINED HALO_TESTS_OF_${sid}_${kid})
+      message(FATAL_ERROR "Halo: ${name} and ${HALO_TESTS_OF_${sid}_${kid}} both say they test ${CMAKE_MATCH_1}")
+    endif()
+    set(HALO_TESTS_OF_${sid}_${kid} "${name}")
+    set(HALO_TESTS_OF_${sid}_${kid} "${name}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+# What lets a known-wrong kernel leave out the tests of the files it shares with the reference:
+# for each file that a test source says it tests, a program with that file the stub and every
+# other file the reference's. Every test of that source must fail as a stub's (they do run the
+# file), and every other test must pass (none of them depends on the file).
+function(halo_add_tests_of_proofs id sid slug stubs shown kernels)
+  foreach(kernel IN LISTS kernels)
+    string(MAKE_C_IDENTIFIER "${kernel}" kid)
+    if(NOT DEFINED HALO_TESTS_OF_${sid}_${kid})
+      continue()
+    endif()
+    set(source "${HALO_TESTS_OF_${sid}_${kid}}")
+    set(others "")
+    foreach(other IN LISTS kernels)
+      string(MAKE_C_IDENTIFIER "${other}" oid)
+      if(NOT other STREQUAL kernel)
+        list(APPEND others test_${sid}_solution_${oid})
+      endif()
+    endforeach()
+    set(target test_${sid}_stub_only_${kid})
+    halo_cpu_program(${target} ${sid} "${stubs}" test_${sid}_stub_${kid} ${others})
+    set(name "project: ${id} ${slug} / with ${kernel} the stub, every test of ${source} fails as a stub's")
+    add_test(NAME "${name}" COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test
+             --binary "${CMAKE_CURRENT_BINARY_DIR}/${target}" "--binary-arg=--source-file=*/${source}"
+             --expect "still a stub: ${shown}/")
+    set_tests_properties("${name}" PROPERTIES LABELS "${id};project" TIMEOUT 600)
+    set(name "project: ${id} ${slug} / with ${kernel} the stub, every test not of ${source} passes")
+    add_test(NAME "${name}" COMMAND "${CMAKE_CURRENT_BINARY_DIR}/${target}" "--source-file-exclude=*/${source}")
+    # doctest passes a run whose filter left no test: a run of none is a failure here.
+    set_tests_properties("${name}" PROPERTIES LABELS "${id};project" TIMEOUT 600
+                         FAIL_REGULAR_EXPRESSION "test cases: +0 \\|")
   endforeach()
 endfunction()
 
@@ -475,30 +583,10 @@ function(halo_add_wrong_kernels id sid slug folder kernels)
     set(name "${CMAKE_MATCH_2}")
     set(gpu_tool "${CMAKE_MATCH_3}")
     string(MAKE_C_IDENTIFIER "${slug_dir}" nid)
-    # A mutation changes one file: the others are the reference's bytes (no kernel file includes
-    # another), and their objects are the reference's, not compiled again for each mutant (7.9's
-    # two files took some 2.5 s each in the check's build).
-    set(changed "")
-    set(shared "")
-    foreach(kernel IN LISTS kernels)
-      string(MAKE_C_IDENTIFIER "${kernel}" kid)
-      file(SHA256 "${out}/${slug_dir}/${kernel}" mine)
-      file(SHA256 "${PROJECT_SOURCE_DIR}/solutions/${folder}/${kernel}" reference)
-      if(TARGET test_${sid}_solution_${kid} AND mine STREQUAL reference)
-        list(APPEND shared test_${sid}_solution_${kid})
-      else()
-        list(APPEND changed ${kernel})
-      endif()
-    endforeach()
-    if(shared AND changed)
-      halo_cpu_kernels(test_${sid}_wrong_${nid}_kernels "${out}/${slug_dir}" ${changed})
-      halo_cpu_program(test_${sid}_wrong_${nid} ${sid} "${out}/${slug_dir}" test_${sid}_wrong_${nid}_kernels ${shared})
-    else()
-      halo_cpu_binary(test_${sid}_wrong_${nid} ${sid} "${out}/${slug_dir}" ${kernels})
-    endif()
+    halo_tree_program(test_${sid}_wrong_${nid} ${sid} "${folder}" "${out}/${slug_dir}" "${kernels}" leave_out)
     set(test "wrong kernels: ${id} ${slug} / ${name} is caught")
     add_test(NAME "${test}" COMMAND ${HALO_WORKBOOK} internal expect-failure
-             --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_wrong_${nid}" --wrong-kernel "${id}" "${name}")
+             --binary "${CMAKE_CURRENT_BINARY_DIR}/test_${sid}_wrong_${nid}" --wrong-kernel "${id}" "${name}" ${leave_out})
     set_tests_properties("${test}" PROPERTIES LABELS "${id};wrong-kernels" TIMEOUT 600)
     # Marked in the .toml: NVIDIA's own tool must catch it on a GPU too.
     if(NOT gpu_tool STREQUAL "" AND HALO_HAVE_CUDA AND HALO_COMPUTE_SANITIZER)

@@ -310,10 +310,14 @@ def _parser(command=None, internal=None):
     x.add_argument("--every-test", action="store_true")
     x.add_argument("--expect", help="text every failing test must print (with --every-test)")
     x.add_argument("--wrong-kernel", nargs=2, metavar=("SECTION", "NAME"))
+    x.add_argument("--binary-arg", action="append", default=[], metavar="ARG",
+                   help="an option for every run of the binary (doctest's --source-file=...); may repeat")
     lk = isub.add_parser("learner-kernel", help="run a learner-corpus kernel's tests; check the verdict and key")
     lk.add_argument("--binary", required=True)
     lk.add_argument("--section", required=True)
     lk.add_argument("--name", required=True)
+    lk.add_argument("--binary-arg", action="append", default=[], metavar="ARG",
+                    help="an option for the run of the binary (doctest's --source-file-exclude=...); may repeat")
     wl = isub.add_parser("write-learner-kernels", help="write each learner-corpus kernel's tree")
     wl.add_argument("--section", required=True)
     wl.add_argument("--out", required=True)
@@ -444,13 +448,13 @@ def _internal(root, args):
     if args.internal == "expect-failure":
         from .dev import expect_failure
         if args.every_test:
-            return expect_failure.every_test_fails(args.binary, args.expect or "")
+            return expect_failure.every_test_fails(args.binary, args.expect or "", args.binary_arg)
         from .core import wrong_kernels
         section_id, name = args.wrong_kernel
         chapter = _chapter(root)
         for w in wrong_kernels.load(root, chapter.section(section_id)):
             if w.name == name:
-                return expect_failure.wrong_kernel_caught(args.binary, w.expect, w.name, w.env)
+                return expect_failure.wrong_kernel_caught(args.binary, w.expect, w.name, w.env, args.binary_arg)
         sys.exit(f"halo: no known-wrong kernel named {name!r} in section {section_id}")
 
     chapter = _chapter(root)
@@ -535,7 +539,7 @@ def _internal(root, args):
         from .dev import expect_failure
         for e in entries:
             if e.name == args.name:
-                return expect_failure.learner_kernel(args.binary, e)
+                return expect_failure.learner_kernel(args.binary, e, args.binary_arg)
         sys.exit(f"halo: no learner kernel named {args.name!r} in section {args.section}")
     if args.internal in ("ctest-before", "ctest-after"):
         from .student import ctest_hooks

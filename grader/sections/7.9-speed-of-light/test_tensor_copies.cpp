@@ -4,6 +4,8 @@
 // and with one block per tile; the launch configuration and its preconditions; and, on the CPU
 // backend, the copy engine's rules (halo/given/tile_copy.cuh), the loads of N (exactly each
 // tile's box inside the image: the copy engine reads nothing else) and P stored once.
+// Tests of: convolution_2d_tensor_copies.cu
+// (HaloSections.cmake reads that line: a known-wrong kernel of the other file skips these tests.)
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -41,22 +41,23 @@ def _describe_exit(code):
     return f"exited with {code}"
 
 
-def list_tests(binary):
-    code, out = _run([binary, "--list-test-cases"])
+def list_tests(binary, args=()):
+    code, out = _run([binary, *args, "--list-test-cases"])
     if code != 0:
         raise SystemExit(f"cannot list the tests of {binary}: {_describe_exit(code)}\n{out}")
     return [line for line in out.splitlines()
             if line.strip() and not line.startswith("[doctest]") and not line.startswith("====")]
 
 
-def every_test_fails(binary, expect):
-    names = list_tests(binary)
+def every_test_fails(binary, expect, args=()):
+    """`args`: doctest's options for every run of the binary (a --source-file filter)."""
+    names = list_tests(binary, args)
     if not names:
         print(f"{binary} has no tests")
         return 1
     bad = skipped = 0
     for name in names:
-        code, out = _run([binary, "--test-case=" + name.replace(",", "\\,")])
+        code, out = _run([binary, *args, "--test-case=" + name.replace(",", "\\,")])
         if code == SKIP:  # a GPU binary on a machine without a device
             skipped += 1
             continue
@@ -78,18 +79,19 @@ def every_test_fails(binary, expect):
     return 1 if bad or skipped else 0
 
 
-def _run_recorded(binary, env=None):
-    """One run of a whole test binary, on the base architecture's inputs when there is one to
-    compare with, and its verdict recorded (verdict_records.py)."""
+def _run_recorded(binary, env=None, args=()):
+    """One run of a whole test binary (but the tests `args` filter out), on the base
+    architecture's inputs when there is one to compare with, and its verdict recorded
+    (verdict_records.py)."""
     label = os.path.basename(binary)
     seed = verdict_records.base_seed(label)
-    code, out = _run([binary], {**(env or {}), **({"HALO_SEED": seed} if seed else {})})
+    code, out = _run([binary, *args], {**(env or {}), **({"HALO_SEED": seed} if seed else {})})
     verdict_records.record(label, code, out)
     return code, out
 
 
-def wrong_kernel_caught(binary, expect, name, env=None):
-    code, out = _run_recorded(binary, env)
+def wrong_kernel_caught(binary, expect, name, env=None, args=()):
+    code, out = _run_recorded(binary, env, args)
     if code == 1:
         m = re.search(expect, out, re.MULTILINE)
         if m:
@@ -104,10 +106,10 @@ def wrong_kernel_caught(binary, expect, name, env=None):
     return 1
 
 
-def learner_kernel(binary, entry):
+def learner_kernel(binary, entry, args=()):
     """A kernel of the learner corpus: the verdict and first message its entry names."""
     from .learner_kernels import check
-    code, out = _run_recorded(binary)
+    code, out = _run_recorded(binary, None, args)
     problems = check(entry, code, out)
     for p in problems:
         print(f"'{entry.name}' ({entry.style}): {p}")

@@ -1,0 +1,67 @@
+"""expect-failure's --binary-arg: the options reach every run of the binary (the listing and each
+test of --every-test, the one run of a known-wrong or learner kernel), so that a known-wrong
+kernel of 7.9 can leave out the tests of the file it shares with the reference. A fake test
+binary (a shell script) says which options it was given."""
+import os
+import stat
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from halo.dev import expect_failure
+
+# Lists two tests; a run fails with its options in the output (as a failing doctest binary
+# exits 1 with its messages).
+FAKE = """#!/bin/sh
+for a in "$@"; do
+  if [ "$a" = "--list-test-cases" ]; then printf 'one\\ntwo\\n'; exit 0; fi
+done
+echo "still a stub; options: $*"
+exit 1
+"""
+
+
+class BinaryArgs(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.binary = Path(self.dir.name) / "test_fake"
+        self.binary.write_text(FAKE)
+        self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
+        self.runs = []
+        real = expect_failure._run
+
+        def spy(cmd, extra_env=None):
+            self.runs.append(cmd)
+            return real(cmd, extra_env)
+        patcher = mock.patch.object(expect_failure, "_run", spy)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.addCleanup(self.dir.cleanup)
+        env = mock.patch.dict(os.environ, {}, clear=False)
+        env.start()
+        self.addCleanup(env.stop)
+        os.environ.pop("HALO_VERDICT_DIR", None)
+        os.environ.pop("HALO_VERDICT_BASE", None)
+
+    def test_every_test_lists_and_runs_with_the_options(self):
+        arg = "--source-file=*/test_b.cpp"
+        self.assertEqual(expect_failure.every_test_fails(str(self.binary), "still a stub", [arg]), 0)
+        self.assertEqual(len(self.runs), 3)  # the listing, then each of the two tests
+        for cmd in self.runs:
+            self.assertIn(arg, cmd)
+
+    def test_a_known_wrong_kernel_runs_with_the_options(self):
+        arg = "--source-file-exclude=*/test_b.cpp"
+        self.assertEqual(expect_failure.wrong_kernel_caught(str(self.binary), r"options: .*test_b", "fake", None,
+                                                            [arg]), 0)
+        self.assertEqual(self.runs, [[str(self.binary), arg]])
+
+    def test_without_options_the_run_is_the_whole_binary(self):
+        # The control: the expected text names the option, so a run without it is not caught.
+        self.assertEqual(expect_failure.wrong_kernel_caught(str(self.binary), r"options: .*test_b", "fake"), 1)
+        self.assertEqual(self.runs, [[str(self.binary)]])
+
+
+if __name__ == "__main__":
+    unittest.main()
