@@ -239,6 +239,24 @@ function(halo_cpu_binary target sid kernel_dir)
   halo_cpu_program(${target} ${sid} "${kernel_dir}" ${target}_kernels)
 endfunction()
 
+# The program of a whole tree. In a section of several kernel files it is made of an object
+# library a file, <prefix>_<file id>, for other programs to share: the known-wrong and learner
+# trees link the reference's (halo_tree_program), the proofs of the tests-of lines the stubs'.
+function(halo_cpu_binary_per_file target prefix sid kernel_dir kernels)
+  list(LENGTH kernels count)
+  if(count LESS 2)
+    halo_cpu_binary(${target} ${sid} "${kernel_dir}" ${kernels})
+    return()
+  endif()
+  set(libraries "")
+  foreach(kernel IN LISTS kernels)
+    string(MAKE_C_IDENTIFIER "${kernel}" kid)
+    halo_cpu_kernels(${prefix}_${kid} "${kernel_dir}" ${kernel})
+    list(APPEND libraries ${prefix}_${kid})
+  endforeach()
+  halo_cpu_program(${target} ${sid} "${kernel_dir}" ${libraries})
+endfunction()
+
 # The same from object libraries of kernel files already made (ARGN), which may come from
 # several trees: a known-wrong tree links the reference's object of each file it left unchanged.
 function(halo_cpu_program target sid kernel_dir)
@@ -355,18 +373,7 @@ function(halo_add_section id)
 
   # check: the reference solutions must pass everything...
   set(solutions "${PROJECT_SOURCE_DIR}/solutions/${folder}")
-  list(LENGTH kernels kernel_count)
-  if(kernel_count GREATER 1)  # an object library a file, for the known-wrong trees to share (below)
-    set(libraries "")
-    foreach(kernel IN LISTS kernels)
-      string(MAKE_C_IDENTIFIER "${kernel}" kid)
-      halo_cpu_kernels(test_${sid}_solution_${kid} "${solutions}" ${kernel})
-      list(APPEND libraries test_${sid}_solution_${kid})
-    endforeach()
-    halo_cpu_program(test_${sid}_solutions ${sid} "${solutions}" ${libraries})
-  else()
-    halo_cpu_binary(test_${sid}_solutions ${sid} "${solutions}" ${kernels})
-  endif()
+  halo_cpu_binary_per_file(test_${sid}_solutions test_${sid}_solution ${sid} "${solutions}" "${kernels}")
   halo_register_tests("${bin}/test_${sid}_solutions" "solutions:" "solutions" ${cpu_tests})
   halo_answer_tests(${id} "solutions: " "${solutions}/answers.toml" "solutions")
   # ...the list read from the sources is the list the judge holds...
@@ -392,17 +399,7 @@ function(halo_add_section id)
   else()
     set(shown "${stubs}")
   endif()
-  if(kernel_count GREATER 1)  # an object library a file, as the reference's, for the proofs below to share
-    set(libraries "")
-    foreach(kernel IN LISTS kernels)
-      string(MAKE_C_IDENTIFIER "${kernel}" kid)
-      halo_cpu_kernels(test_${sid}_stub_${kid} "${stubs}" ${kernel})
-      list(APPEND libraries test_${sid}_stub_${kid})
-    endforeach()
-    halo_cpu_program(test_${sid}_stubs ${sid} "${stubs}" ${libraries})
-  else()
-    halo_cpu_binary(test_${sid}_stubs ${sid} "${stubs}" ${kernels})
-  endif()
+  halo_cpu_binary_per_file(test_${sid}_stubs test_${sid}_stub ${sid} "${stubs}" "${kernels}")
   add_test(NAME "stubs: ${id} ${slug} / every test fails cleanly"
            COMMAND ${HALO_WORKBOOK} internal expect-failure --every-test --binary "${bin}/test_${sid}_stubs"
                    --expect "still a stub: ${shown}/")
