@@ -311,7 +311,8 @@ def _parser(command=None, internal=None):
     x.add_argument("--expect", help="text every failing test must print (with --every-test)")
     x.add_argument("--wrong-kernel", nargs=2, metavar=("SECTION", "NAME"))
     x.add_argument("--binary-arg", action="append", default=[], metavar="ARG",
-                   help="an option for every run of the binary (doctest's --source-file=...); may repeat")
+                   help="with --wrong-kernel: an option for the binary's run (doctest's --source-file-exclude=...); "
+                        "may repeat")
     lk = isub.add_parser("learner-kernel", help="run a learner-corpus kernel's tests; check the verdict and key")
     lk.add_argument("--binary", required=True)
     lk.add_argument("--section", required=True)
@@ -448,7 +449,9 @@ def _internal(root, args):
     if args.internal == "expect-failure":
         from .dev import expect_failure
         if args.every_test:
-            return expect_failure.every_test_fails(args.binary, args.expect or "", args.binary_arg)
+            if args.binary_arg:
+                sys.exit("halo: --binary-arg goes with --wrong-kernel, not --every-test")
+            return expect_failure.every_test_fails(args.binary, args.expect or "")
         from .core import wrong_kernels
         section_id, name = args.wrong_kernel
         chapter = _chapter(root)

@@ -1,23 +1,21 @@
-"""expect-failure's --binary-arg: the options reach every run of the binary (the listing and each
-test of --every-test, the one run of a known-wrong or learner kernel), so that a known-wrong
-kernel of 7.9 can leave out the tests of the file it shares with the reference. A fake test
-binary (a shell script) says which options it was given."""
+"""expect-failure's and learner-kernel's --binary-arg: the options reach the one run of a
+known-wrong or learner kernel's binary, so that a tree of 7.9 can leave out the tests of the file
+it shares with the reference. A fake test binary (a shell script) says which options it was given."""
 import os
 import stat
+import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 from unittest import mock
 
 from halo.dev import expect_failure
+from tests.helpers import REPO_ROOT
 
-# Lists two tests; a run fails with its options in the output (as a failing doctest binary
-# exits 1 with its messages).
+# A run fails with its options in the output (as a failing doctest binary exits 1 with its messages).
 FAKE = """#!/bin/sh
-for a in "$@"; do
-  if [ "$a" = "--list-test-cases" ]; then printf 'one\\ntwo\\n'; exit 0; fi
-done
-echo "still a stub; options: $*"
+echo "failed; options: $*"
 exit 1
 """
 
@@ -44,13 +42,6 @@ class BinaryArgs(unittest.TestCase):
         os.environ.pop("HALO_VERDICT_DIR", None)
         os.environ.pop("HALO_VERDICT_BASE", None)
 
-    def test_every_test_lists_and_runs_with_the_options(self):
-        arg = "--source-file=*/test_b.cpp"
-        self.assertEqual(expect_failure.every_test_fails(str(self.binary), "still a stub", [arg]), 0)
-        self.assertEqual(len(self.runs), 3)  # the listing, then each of the two tests
-        for cmd in self.runs:
-            self.assertIn(arg, cmd)
-
     def test_a_known_wrong_kernel_runs_with_the_options(self):
         arg = "--source-file-exclude=*/test_b.cpp"
         self.assertEqual(expect_failure.wrong_kernel_caught(str(self.binary), r"options: .*test_b", "fake", None,
@@ -61,6 +52,16 @@ class BinaryArgs(unittest.TestCase):
         # The control: the expected text names the option, so a run without it is not caught.
         self.assertEqual(expect_failure.wrong_kernel_caught(str(self.binary), r"options: .*test_b", "fake"), 1)
         self.assertEqual(self.runs, [[str(self.binary)]])
+
+    def test_every_test_refuses_the_options(self):
+        # Each test of --every-test runs on its own: an option meant for one whole run is refused,
+        # never dropped without a word.
+        p = subprocess.run([sys.executable, "-S", str(REPO_ROOT / "workbook"), "internal", "expect-failure",
+                            "--every-test", "--binary", str(self.binary), "--binary-arg=--source-file=*/x.cpp"],
+                           capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("--binary-arg goes with --wrong-kernel", p.stderr)
+        self.assertEqual(self.runs, [])
 
 
 if __name__ == "__main__":

@@ -299,8 +299,8 @@ TEST_CASE("7.6 tiled-2d-pitched / correct / the largest odd mask N_ds holds") {
 TEST_CASE("7.6 tiled-2d-pitched / correct / a large image of 500x350") {
   Rng rng(8);
   check(500, 350, 5, rng);
-  // The wider mask on an image of many tiles, a quarter of the large one's pixels
-  // (random_inputs.hpp's kManyBlocksWidth says why): neither side a multiple of the tile.
+  // The wider mask on a smaller image that still has many tiles (random_inputs.hpp's
+  // kManyBlocksWidth says why), a quarter of the large one's pixels: neither side a multiple of the tile.
   check(250, 175, 9, rng);
 }
 
