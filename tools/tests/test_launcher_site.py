@@ -13,6 +13,7 @@ import unittest
 from pathlib import Path
 
 from halo.core.workbook_argv import workbook_argv
+from halo.course.class_harness import LAUNCHER, launcher_argv
 from tests.helpers import REPO_ROOT
 
 
@@ -41,6 +42,13 @@ class SiteIsSkipped(unittest.TestCase):
 
     def test_workbook_argv_skips_site(self):
         self.assertFalse(self._site_ran(workbook_argv(REPO_ROOT, "--help")))
+
+    def test_grade_class_starts_the_compile_launcher_without_site(self):
+        # Without arguments the launcher prints its usage and exits 2: site has run, or not, by then.
+        subprocess.run(launcher_argv(), env=self.env, capture_output=True)
+        self.assertFalse(self.marker.exists())
+        subprocess.run([sys.executable, str(LAUNCHER)], env=self.env, capture_output=True)
+        self.assertTrue(self.marker.exists(), "the control: the same launcher through plain python3 runs site")
 
     def test_cmake_starts_the_workbook_without_site(self):
         text = (REPO_ROOT / "grader" / "cmake" / "HaloSections.cmake").read_text()

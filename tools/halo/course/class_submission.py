@@ -17,13 +17,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 from ..core import answers_phase, judge_runs, kernel_pch, results, untouched_stubs
-from .class_harness import LAUNCHER
+from .class_harness import launcher_argv
 
 LINK_SECONDS = 120
 HIDDEN_FROM_TESTS = ("HALO_COURSE_SECRET", "HALO_STUDENT")  # the judge and its worker never see them
@@ -107,8 +106,7 @@ def _build_section(procs, recipe, exercises, scratch, pch_dir):
         obj = objects_dir / f"{kernel}.o"
         argv = [a.format(folder=folder, object=obj, wrapper=wrapper) for a in template]
         kernel_files = [x for k in s.kernels for x in ("--kernel-file", str(folder / k))]
-        status, out, _ = procs.run([sys.executable, str(LAUNCHER), *kernel_files, "--pch-dir", str(pch_dir),
-                                    "--", *argv], cwd=objects_dir)
+        status, out, _ = procs.run(launcher_argv(*kernel_files, "--pch-dir", pch_dir, "--", *argv), cwd=objects_dir)
         output.append(out)
         if status != 0:
             return None, "".join(output) or "the compiler stopped without a message"
