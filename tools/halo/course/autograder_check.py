@@ -3,9 +3,11 @@ root and runs its run_autograder on three submissions:
 
   (a) the reference solutions, as a tree shaped like exercises/: full score;
   (b) the untouched stubs, as loose kernel files: zero, and no crash;
-  (c) the solutions nested in a folder, with one known-wrong kernel (7.2, ghost cells not
-      skipped) and one syntax error (a semicolon deleted in 7.4): a partial score, 7.4's
-      tests at zero with the compiler's error in their output, the other sections full.
+  (c) a partial submission nested in a folder: the solutions of 7.1 and 7.3, one known-wrong
+      kernel (7.2, ghost cells not skipped) and one syntax error (a semicolon deleted in 7.4),
+      and nothing of the other sections: a partial score, 7.4's tests at zero with the
+      compiler's error in their output, 7.1 and 7.3 full, the sections not handed in at zero
+      (graded as their stubs, which (a) and (b) already grade whole; judged without a run).
 
 Each results.json is validated against the fields of Gradescope's specification. The three
 runs share one build folder, so only the first configures CMake and compiles the runtime.
@@ -39,6 +41,8 @@ from halo.course.export_gradescope import validate  # noqa: E402
 ROOT = Path(__file__).resolve().parents[3]
 WRONG_SECTION, WRONG_NAME = "7.2", "ghost cells not skipped"
 BROKEN_SECTION, BROKEN_TEXT = "7.4", "__syncthreads();"  # its semicolon is deleted
+# The sections (c) hands in right; of the others it hands in nothing.
+RIGHT_SECTIONS = ("7.1", "7.3")
 ASSIGNMENT_SECTIONS, ASSIGNMENT_STUDENT = ("7.2", "7.4"), "ada-7001"
 ASSIGNMENT_SECRET = "halo autograder check secret"
 
@@ -67,9 +71,10 @@ def _copy_tree(src, dest):
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__", "*.orig", "*.bak"))
 
 
-def _submission_solutions(chapter, dest):
+def _submission_solutions(chapter, dest, only=None):
     for s in chapter.sections:
-        _copy_tree(ROOT / "solutions" / s.folder, dest / s.folder)
+        if only is None or s.id in only:
+            _copy_tree(ROOT / "solutions" / s.folder, dest / s.folder)
 
 
 def _submission_stubs(chapter, dest):
@@ -84,7 +89,7 @@ def _submission_stubs(chapter, dest):
 
 def _submission_broken(chapter, dest):
     tree = dest / "my-halo" / "exercises"  # nested, as a zip of a whole repository would be
-    _submission_solutions(chapter, tree)
+    _submission_solutions(chapter, tree, RIGHT_SECTIONS + (WRONG_SECTION, BROKEN_SECTION))
     wrong_section = chapter.section(WRONG_SECTION)
     wrong = next(w for w in wrong_kernels.load(ROOT, wrong_section) if w.name == WRONG_NAME)
     wrong_kernels.write_tree(ROOT, wrong_section, wrong, tree / wrong_section.folder)
@@ -212,7 +217,10 @@ def main(argv=None):
                 if s.id in (WRONG_SECTION, BROKEN_SECTION):
                     continue
                 got, worth, _ = _section_scores(c, s.id)
-                check.that(abs(got - worth) < 0.01 and worth > 0, f"(c) {s.id} is full ({got:g} of {worth:g})")
+                if s.id in RIGHT_SECTIONS:
+                    check.that(abs(got - worth) < 0.01 and worth > 0, f"(c) {s.id} is full ({got:g} of {worth:g})")
+                else:
+                    check.that(got == 0 and worth > 0, f"(c) {s.id}, not handed in, is zero ({got:g} of {worth:g})")
             for sid in (WRONG_SECTION, BROKEN_SECTION):
                 got, worth, _ = _section_scores(c, sid, ("answers",))
                 print(f"  (c) {sid} answers: {got:g} of {worth:g} (not asserted: some compare with measured kernels)")
