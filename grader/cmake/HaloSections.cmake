@@ -8,6 +8,11 @@
 # name the student's file and line).
 
 # -O1 keeps one instrumented access per source-level access (no vectorised or merged loads);
+# -gline-tables-only: a diagnostic names a kernel's file and line (addr2line, the validator's
+# findings), never a variable, and LLVM makes the same code with or without debug info. The
+# variables' locations were a fifth of a 7.9 kernel's compile (0.9 of 4.4 s through the launcher),
+# and with them its IR was 6 MB, which the validator reads; the 130 known-wrong and learner
+# kernels' failing tests and quoted lines were the same with either (docs/results/check-times.md).
 # -gdwarf-4 because binutils 2.40's addr2line attributes lines of an #included file to the
 # including wrapper in clang 14's DWARF 5 output.
 # -fno-builtin-mem*: clang would turn a zeroing or copying loop into llvm.memset/memcpy, whose
@@ -28,7 +33,7 @@
 # (7.9's window N_s[..][tx + 2] with R = 3 or 4: three 4-byte reads on aarch64, at the line that uses
 # them, one 16-byte read on x86-64); without it every access is the size the source writes, on both.
 # (SHELL: keeps CMake from dropping the repeated -mllvm; tools/halo/core/validate.py reads this list.)
-set(HALO_KERNEL_FLAGS -O1 -g -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores
+set(HALO_KERNEL_FLAGS -O1 -gline-tables-only -gdwarf-4 -fno-omit-frame-pointer -fsanitize-coverage=func,trace-loads,trace-stores
     -fsanitize=array-bounds,integer-divide-by-zero -fsanitize-recover=array-bounds,integer-divide-by-zero
     -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove -fsigned-char -UNDEBUG
     "SHELL:-mllvm -simplifycfg-sink-common=false" "SHELL:-mllvm -simplifycfg-hoist-common=false"
