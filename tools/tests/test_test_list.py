@@ -37,6 +37,16 @@ class TestList(unittest.TestCase):
                          ["7.2 a / correct / both", "7.2 a / loads / cuda only", "7.2 a / loads / cuda, commented",
                           "7.2 a / correct / width 1, ghost cells"])
 
+    def test_a_changed_source_is_read_again(self):
+        # Read once a process while the file stays the same: a change (here its size and time) is
+        # a new list, and a caller's changes to a list never reach the next caller's.
+        f = self.write(SOURCE)
+        first = test_list.test_names(f, "cpu")
+        first.append("not a test")
+        self.assertEqual(len(test_list.test_names(f, "cpu")), 3)
+        f.write_text(SOURCE + 'TEST_CASE("7.2 a / correct / added") { }\n')
+        self.assertEqual(test_list.test_names(f, "cpu")[-1], "7.2 a / correct / added")
+
     def test_another_condition_around_a_test_is_refused(self):
         f = self.write('#if SOMETHING\nTEST_CASE("x") { }\n#endif\n')
         with self.assertRaisesRegex(test_list.TestListError, r"t\.cpp:2: a TEST_CASE under a condition"):

@@ -1,4 +1,5 @@
 """Small path checks shared by the commands that write outside the student's tree."""
+import functools
 from pathlib import Path
 
 
@@ -12,6 +13,7 @@ def is_inside(path, folder) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=256)  # a grade names one answers file for each of its ~90 questions
 def shown(path, root) -> str:
     """`path` as a student reads it: relative to the repository root `root` when inside it (the
     commands run there, and an absolute path of somebody's home folder is noise), else as given."""
