@@ -1,4 +1,5 @@
 """Paths a student reads: relative to the repository root, wherever the checkout lives."""
+import os
 import shutil
 import unittest
 
@@ -14,6 +15,18 @@ class Shown(unittest.TestCase):
         (root / "exercises").mkdir()
         self.assertEqual(paths.shown(root / "exercises" / "a.cu", root), "exercises/a.cu")
         self.assertEqual(paths.shown("/elsewhere/a.cu", root), "/elsewhere/a.cu")
+
+    def test_a_relative_path_is_read_from_the_folder_it_is_given_in(self):
+        # Kept once a process, but never across a change of folder: the same relative name read
+        # from another folder is another file.
+        root = scratch_dir()
+        for sub in ("a", "b"):
+            (root / sub).mkdir()
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(root / "a")
+        self.assertEqual(paths.shown("x.toml", root), "a/x.toml")
+        os.chdir(root / "b")
+        self.assertEqual(paths.shown("x.toml", root), "b/x.toml")
 
     def test_compiler_output_loses_the_roots_prefix(self):
         root = scratch_dir()

@@ -1,5 +1,6 @@
 """Small path checks shared by the commands that write outside the student's tree."""
 import functools
+import os
 from pathlib import Path
 
 
@@ -13,14 +14,18 @@ def is_inside(path, folder) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=256)  # a grade names one answers file for each of its ~90 questions
 def shown(path, root) -> str:
     """`path` as a student reads it: relative to the repository root `root` when inside it (the
     commands run there, and an absolute path of somebody's home folder is noise), else as given."""
+    return _shown(str(path), str(root), os.getcwd())  # the folder a relative path is read from
+
+
+@functools.lru_cache(maxsize=256)  # a grade names one answers file for each of its ~90 questions
+def _shown(path, root, cwd) -> str:
     try:
         return str(Path(path).resolve().relative_to(Path(root).resolve()))
     except (ValueError, OSError):
-        return str(path)
+        return path
 
 
 def without_root(text: str, root) -> str:
